@@ -1,0 +1,47 @@
+"""robot_state_core: ROS-free robot kinematics and collision core.
+
+The core (everything outside :mod:`robot_state_core.ros`) imports no ROS package, so
+``import robot_state_core`` works on any Python with numpy, lxml and urdf_parser_py. The ROS 2
+nodes live in :mod:`robot_state_core.ros` and are imported only by the node entry points.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from robot_state_core.default_robot import (
+    default_robot_srdf_path,
+    default_robot_urdf_path,
+    package_root,
+)
+from robot_state_core.errors import (
+    RobotDescriptionError,
+    RobotStateCoreError,
+    SrdfLoadError,
+    UnknownNameError,
+    UrdfLoadError,
+    XmlSecurityError,
+)
+from robot_state_core.frames import fixed_joint_transforms, FrameTransforms
+from robot_state_core.io.urdf import parse_urdf, read_urdf_file
+
+__version__ = '0.1.0'
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+__all__ = [
+    'FrameTransforms',
+    'RobotDescriptionError',
+    'RobotStateCoreError',
+    'SrdfLoadError',
+    'UnknownNameError',
+    'UrdfLoadError',
+    'XmlSecurityError',
+    '__version__',
+    'default_robot_srdf_path',
+    'default_robot_urdf_path',
+    'fixed_joint_transforms',
+    'package_root',
+    'parse_urdf',
+    'read_urdf_file',
+]

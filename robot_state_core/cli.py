@@ -1,0 +1,66 @@
+"""``robot-state-core`` command line.
+
+Sub-commands:
+    run     the ROS node on a URDF (default: the embedded robot), with a live status line.
+    check   load a URDF and report what it contains.
+
+ROS is imported only by ``run``, so ``check`` works without a ROS installation.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+import sys
+
+from robot_state_core.default_robot import default_robot_urdf_path
+from robot_state_core.errors import RobotStateCoreError
+from robot_state_core.io.urdf import read_urdf_file
+
+
+def _cmd_run(ns: argparse.Namespace) -> int:
+    from robot_state_core.ros.main import run  # ROS only here
+
+    urdf = Path(ns.urdf) if ns.urdf else default_robot_urdf_path()
+    return run(urdf, duration=ns.duration, frame_prefix=ns.frame_prefix)
+
+
+def _cmd_check(ns: argparse.Namespace) -> int:
+    robot, warnings = read_urdf_file(ns.urdf)
+    types = Counter(j.type for j in robot.joints)
+    print(f"robot '{robot.name}': {len(robot.links)} links, {len(robot.joints)} joints "
+          f"({', '.join(f'{n} {t}' for t, n in sorted(types.items()))})")
+    for w in warnings:
+        print(f'warning: {w}')
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``robot-state-core``."""
+    parser = argparse.ArgumentParser(prog='robot-state-core', description=__doc__.split('\n')[0])
+    sub = parser.add_subparsers(dest='command', required=True)
+    p_run = sub.add_parser('run', help='publish a robot on ROS 2 with a live status line')
+    p_run.add_argument('--urdf', help='URDF file (default: the embedded default robot)')
+    p_run.add_argument('--duration', type=float, default=None,
+                       help='stop after this many seconds (default: run until Ctrl-C)')
+    p_run.add_argument('--frame-prefix', default='', help='prefix for every frame id')
+    p_run.set_defaults(func=_cmd_run)
+    p_check = sub.add_parser('check', help='load a URDF and report its contents')
+    p_check.add_argument('urdf', help='URDF file')
+    p_check.set_defaults(func=_cmd_check)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``robot-state-core`` console script."""
+    ns = build_parser().parse_args(argv)
+    try:
+        return int(ns.func(ns))
+    except RobotStateCoreError as exc:
+        print(f'robot-state-core {ns.command}: {exc}', file=sys.stderr)
+        return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""Exception hierarchy of robot_state_core.
+
+Programmer errors and malformed input raise these typed exceptions; expected outcomes (an IK
+request without a solution, a state in collision) are result values, never exceptions
+(design study B7). Every exception derives from :class:`RobotStateCoreError`, so callers that
+must never crash (ROS callbacks) can catch one type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+import difflib
+
+
+class RobotStateCoreError(Exception):
+    """Base class of every exception raised by robot_state_core."""
+
+
+class RobotDescriptionError(RobotStateCoreError):
+    """A robot description (URDF or SRDF) could not be loaded."""
+
+
+class XmlSecurityError(RobotDescriptionError):
+    """An XML document uses a feature we refuse to process (DTD, entities, external access)."""
+
+
+class UrdfLoadError(RobotDescriptionError):
+    """A URDF document is malformed or inconsistent.
+
+    Attributes:
+        element: The URDF element the problem was found in (e.g. ``joint 'elbow'``), or ``''``.
+        line: 1-based source line of that element when known, else ``None``.
+        problems: Every problem collected while loading, in document order.
+    """
+
+    def __init__(self, message: str, *, element: str = '', line: int | None = None,
+                 problems: Iterable[str] = ()) -> None:
+        self.element = element
+        self.line = line
+        self.problems = tuple(problems)
+        where = ''
+        if element:
+            where = f' (in {element}' + (f', line {line}' if line is not None else '') + ')'
+        elif line is not None:
+            where = f' (line {line})'
+        super().__init__(message + where)
+
+
+class SrdfLoadError(RobotDescriptionError):
+    """An SRDF document is malformed or does not match its URDF."""
+
+
+class UnknownNameError(RobotStateCoreError, KeyError):
+    """A link, joint, variable, group or frame name is not known to the model.
+
+    The message lists the closest known names ("did you mean ...").
+
+    Attributes:
+        name: The name that was looked up.
+        kind: What kind of name it is (``'link'``, ``'joint'``, ``'variable'``, ``'group'``, ...).
+        suggestions: Up to three close matches among the known names.
+    """
+
+    def __init__(self, name: str, kind: str, known: Iterable[str] = ()) -> None:
+        self.name = name
+        self.kind = kind
+        self.suggestions = tuple(difflib.get_close_matches(name, list(known), n=3, cutoff=0.5))
+        message = f'unknown {kind} name {name!r}'
+        if self.suggestions:
+            message += '; did you mean ' + ' or '.join(repr(s) for s in self.suggestions) + '?'
+        super().__init__(message)
+
+    def __str__(self) -> str:  # KeyError would otherwise wrap the message in quotes
+        return str(self.args[0])

@@ -1,0 +1,1 @@
+"""Loading and saving robot descriptions (URDF, SRDF) and resolving their resources."""

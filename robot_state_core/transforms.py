@@ -1,0 +1,141 @@
+"""Batched SE(3)/SO(3) kernels over numpy arrays.
+
+Conventions (design study B5):
+    * Poses are homogeneous matrices named in monogram notation: ``X_AB`` is frame B measured
+      and expressed in frame A, shape ``(..., 4, 4)``.
+    * Rotations are ``(..., 3, 3)`` matrices.
+    * ``rpy`` is URDF's fixed-axis roll-pitch-yaw: ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)``.
+    * Quaternion order is part of every name: ``quat_xyzw`` (ROS messages, MoveIt variables)
+      or ``quat_wxyz``. This module is the only place where the two orders are converted.
+
+Every function accepts arbitrary leading batch dimensions and never loops in Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.float64]
+
+
+def rotation_from_rpy(rpy: ArrayLike) -> FloatArray:
+    """Rotation matrices from URDF roll-pitch-yaw angles.
+
+    Args:
+        rpy: ``(..., 3)`` angles [roll, pitch, yaw] in radians.
+
+    Returns:
+        ``(..., 3, 3)`` rotation matrices ``Rz(yaw) @ Ry(pitch) @ Rx(roll)``.
+    """
+    a = np.asarray(rpy, dtype=np.float64)
+    cr, cp, cy = np.cos(a[..., 0]), np.cos(a[..., 1]), np.cos(a[..., 2])
+    sr, sp, sy = np.sin(a[..., 0]), np.sin(a[..., 1]), np.sin(a[..., 2])
+    R = np.empty((*a.shape[:-1], 3, 3))
+    R[..., 0, 0] = cy * cp
+    R[..., 0, 1] = cy * sp * sr - sy * cr
+    R[..., 0, 2] = cy * sp * cr + sy * sr
+    R[..., 1, 0] = sy * cp
+    R[..., 1, 1] = sy * sp * sr + cy * cr
+    R[..., 1, 2] = sy * sp * cr - cy * sr
+    R[..., 2, 0] = -sp
+    R[..., 2, 1] = cp * sr
+    R[..., 2, 2] = cp * cr
+    return R
+
+
+def pose_from_xyz_rpy(xyz: ArrayLike, rpy: ArrayLike) -> FloatArray:
+    """Homogeneous poses from translations and URDF roll-pitch-yaw angles.
+
+    Args:
+        xyz: ``(..., 3)`` translations [m].
+        rpy: ``(..., 3)`` angles [rad], broadcastable against ``xyz``.
+
+    Returns:
+        ``(..., 4, 4)`` poses ``X_AB``.
+    """
+    p = np.asarray(xyz, dtype=np.float64)
+    R = rotation_from_rpy(rpy)
+    shape = np.broadcast_shapes(p.shape[:-1], R.shape[:-2])
+    X = np.zeros((*shape, 4, 4))
+    X[..., :3, :3] = R
+    X[..., :3, 3] = p
+    X[..., 3, 3] = 1.0
+    return X
+
+
+def quat_xyzw_from_rotation(R: ArrayLike) -> FloatArray:
+    """Unit quaternions ``[x, y, z, w]`` (w >= 0) from rotation matrices.
+
+    Uses the numerically stable branch per element (largest of trace, Rxx, Ryy, Rzz),
+    selected with masks rather than Python control flow.
+
+    Args:
+        R: ``(..., 3, 3)`` rotation matrices.
+
+    Returns:
+        ``(..., 4)`` quaternions in xyzw order with non-negative w.
+    """
+    m = np.asarray(R, dtype=np.float64)
+    m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
+    trace = m00 + m11 + m22
+    # Candidates for 4*q_i^2 for each of the four branches (w, x, y, z largest).
+    cands = np.stack([1.0 + trace, 1.0 + 2.0 * m00 - trace, 1.0 + 2.0 * m11 - trace,
+                      1.0 + 2.0 * m22 - trace], axis=-1)
+    branch = np.argmax(cands, axis=-1)
+    s = 2.0 * np.sqrt(np.maximum(np.take_along_axis(cands, branch[..., None], -1)[..., 0],
+                                 1e-300))
+    d21 = m[..., 2, 1] - m[..., 1, 2]
+    d02 = m[..., 0, 2] - m[..., 2, 0]
+    d10 = m[..., 1, 0] - m[..., 0, 1]
+    s21 = m[..., 2, 1] + m[..., 1, 2]
+    s02 = m[..., 0, 2] + m[..., 2, 0]
+    s10 = m[..., 1, 0] + m[..., 0, 1]
+    # Rows: branch w, x, y, z; columns: x, y, z, w.
+    table = np.stack([
+        np.stack([d21 / s, d02 / s, d10 / s, 0.25 * s], axis=-1),
+        np.stack([0.25 * s, s10 / s, s02 / s, d21 / s], axis=-1),
+        np.stack([s10 / s, 0.25 * s, s21 / s, d02 / s], axis=-1),
+        np.stack([s02 / s, s21 / s, 0.25 * s, d10 / s], axis=-1),
+    ], axis=-2)
+    q = np.take_along_axis(table, branch[..., None, None], axis=-2)[..., 0, :]
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    out: FloatArray = np.where(q[..., 3:4] < 0.0, -q, q)
+    return out
+
+
+def rotation_from_quat_xyzw(quat_xyzw: ArrayLike) -> FloatArray:
+    """Rotation matrices from quaternions in xyzw order (normalized first).
+
+    Args:
+        quat_xyzw: ``(..., 4)`` quaternions; need not be unit length but must be non-zero.
+
+    Returns:
+        ``(..., 3, 3)`` rotation matrices.
+    """
+    q = np.asarray(quat_xyzw, dtype=np.float64)
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    R = np.empty((*q.shape[:-1], 3, 3))
+    R[..., 0, 0] = 1 - 2 * (y * y + z * z)
+    R[..., 0, 1] = 2 * (x * y - z * w)
+    R[..., 0, 2] = 2 * (x * z + y * w)
+    R[..., 1, 0] = 2 * (x * y + z * w)
+    R[..., 1, 1] = 1 - 2 * (x * x + z * z)
+    R[..., 1, 2] = 2 * (y * z - x * w)
+    R[..., 2, 0] = 2 * (x * z - y * w)
+    R[..., 2, 1] = 2 * (y * z + x * w)
+    R[..., 2, 2] = 1 - 2 * (x * x + y * y)
+    return R
+
+
+def quat_wxyz_from_xyzw(quat_xyzw: ArrayLike) -> FloatArray:
+    """Reorder ``(..., 4)`` quaternions from xyzw to wxyz."""
+    q = np.asarray(quat_xyzw, dtype=np.float64)
+    return np.concatenate([q[..., 3:4], q[..., :3]], axis=-1)
+
+
+def quat_xyzw_from_wxyz(quat_wxyz: ArrayLike) -> FloatArray:
+    """Reorder ``(..., 4)`` quaternions from wxyz to xyzw."""
+    q = np.asarray(quat_wxyz, dtype=np.float64)
+    return np.concatenate([q[..., 1:4], q[..., 0:1]], axis=-1)

@@ -1,0 +1,58 @@
+"""Shared fixtures: DDS isolation for ROS tests, test robots, tolerances.
+
+Every process started by the test suite keeps DDS on loopback: this module forces
+``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`` (``ROS_LOCALHOST_ONLY`` is ignored by Kilted) and the
+fast-discovery FastDDS profile before anything imports rclpy, and each ROS test gets its own
+``ROS_DOMAIN_ID`` from ros-domain-coordinator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+import os
+from pathlib import Path
+import sys
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+RESOURCES = Path(__file__).resolve().parent / 'resources'
+FASTDDS_PROFILE = REPO / 'config' / 'fastdds_fast_discovery.xml'
+
+os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+os.environ.pop('ROS_STATIC_PEERS', None)
+os.environ.setdefault('FASTDDS_DEFAULT_PROFILES_FILE', str(FASTDDS_PROFILE))
+os.environ.setdefault('RMW_IMPLEMENTATION', 'rmw_fastrtps_cpp')
+os.environ.setdefault('AMENT_PREFIX_PATH', sys.prefix)
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helper modules
+if (REPO.parent / 'shared').is_dir():  # the project's reference material, beside the checkout
+    os.environ.setdefault('RSC_SHARED_DIR', str(REPO.parent / 'shared'))
+
+
+@pytest.fixture
+def ros_domain(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    """A ROS_DOMAIN_ID no other test process uses, exported to this test and its children."""
+    domain_coordinator = pytest.importorskip('domain_coordinator')
+    with domain_coordinator.domain_id() as domain:
+        monkeypatch.setenv('ROS_DOMAIN_ID', str(domain))
+        yield int(domain)
+
+
+@pytest.fixture
+def ros(ros_domain: int) -> Iterator[object]:
+    """An initialized rclpy context on a private domain; everything is torn down afterwards.
+
+    Yields a :class:`ros_testing.RosTestContext` (create nodes with ``ros.node(name)``, spin
+    with ``ros.spin_until(...)``). Teardown destroys the nodes, shuts the context down and
+    asserts that no FastDDS shared-memory segment created during the test is left in /dev/shm.
+    """
+    pytest.importorskip('rclpy')
+    import ros_testing
+
+    before = ros_testing.shm_segments()
+    context = ros_testing.RosTestContext(ros_domain)
+    try:
+        yield context
+    finally:
+        context.close()
+    ros_testing.assert_no_shm_leftovers(before)

@@ -1,0 +1,68 @@
+"""The first-stage state publisher node, in process: static transforms and bad descriptions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.ros
+
+rclpy = pytest.importorskip('rclpy')
+from rclpy.parameter import Parameter  # noqa: E402
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from tf2_msgs.msg import TFMessage  # noqa: E402
+
+from robot_state_core.default_robot import default_robot_urdf_path  # noqa: E402
+from robot_state_core.errors import RobotDescriptionError, UrdfLoadError  # noqa: E402
+from robot_state_core.ros.state_publisher_node import StatePublisherNode  # noqa: E402
+
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+URDF = """<robot name="tiny">
+  <link name="base"/><link name="sensor"/><link name="arm"/>
+  <joint name="sensor_mount" type="fixed"><parent link="base"/><child link="sensor"/>
+    <origin xyz="0.1 -0.2 0.3" rpy="0 0 1.5707963267948966"/></joint>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="arm"/>
+    <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>"""
+
+
+def _make(ros, description: str, prefix: str = '') -> StatePublisherNode:
+    return StatePublisherNode(context=ros.context, parameter_overrides=[
+        Parameter('robot_description', value=description),
+        Parameter('frame_prefix', value=prefix)])
+
+
+def test_static_transform_values_and_prefix(ros) -> None:
+    """Only fixed joints go to /tf_static, with the URDF origin and frame_prefix applied."""
+    ros.add(_make(ros, URDF, prefix='r1/'))
+    got: list[TFMessage] = []
+    ros.node('listener').create_subscription(TFMessage, '/tf_static', got.append, LATCHED)
+    ros.spin_until(lambda: bool(got), what='/tf_static')
+    (t,) = got[0].transforms
+    assert (t.header.frame_id, t.child_frame_id) == ('r1/base', 'r1/sensor')
+    p, q = t.transform.translation, t.transform.rotation
+    np.testing.assert_allclose([p.x, p.y, p.z], [0.1, -0.2, 0.3])
+    np.testing.assert_allclose([q.x, q.y, q.z, q.w], [0, 0, np.sqrt(0.5), np.sqrt(0.5)],
+                               atol=1e-15)
+
+
+def test_default_robot_description_loads(ros) -> None:
+    """The embedded robot loads and has several static frames."""
+    node = ros.add(_make(ros, default_robot_urdf_path().read_text(encoding='utf-8')))
+    assert node.static_transform_count >= 3
+    assert node.robot_name == 'rsc_mobile_manipulator'
+
+
+@pytest.mark.parametrize(('description', 'error'), [
+    ('', RobotDescriptionError),
+    ('   ', RobotDescriptionError),
+    ('<robot name="x"><joint name="j" type="fixed"><parent link="a"/></joint></robot>',
+     UrdfLoadError),
+    ('not xml at all', RobotDescriptionError),
+])
+def test_bad_description_is_a_typed_error(ros, description: str, error: type) -> None:
+    """An empty or invalid robot_description raises a typed error with the reason."""
+    with pytest.raises(error) as info:
+        _make(ros, description)
+    assert str(info.value)
