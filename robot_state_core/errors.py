@@ -72,3 +72,19 @@ class UnknownNameError(RobotStateCoreError, KeyError):
 
     def __str__(self) -> str:  # KeyError would otherwise wrap the message in quotes
         return str(self.args[0])
+
+
+class SingularityError(RobotStateCoreError, ArithmeticError):
+    """A map is undefined at, or too ill-conditioned near, a parameterization singularity.
+
+    Raised by the rpy_floating velocity → q̇ maps when ``|cos(pitch)| < 1e-3``, i.e. near the
+    gimbal lock at ``pitch = π/2 + kπ`` (seed §1.5). The message names the singularity, the
+    offending values and the singularity-free alternative.
+
+    Attributes:
+        values: The offending coordinate values (for rpy_floating: the pitch angles, rad).
+    """
+
+    def __init__(self, message: str, *, values: Iterable[float] = ()) -> None:
+        self.values = tuple(float(v) for v in values)
+        super().__init__(message)

@@ -46,7 +46,7 @@ def test_core_module_imports_no_ros(path: Path) -> None:
 
 def test_import_without_ros() -> None:
     """`import robot_state_core` (and the CLI module) works with every ROS module unimportable."""
-    code = f"""
+    code = f'''
 import importlib.abc, sys
 ROOTS = {ROS_ROOTS!r}
 class Block(importlib.abc.MetaPathFinder):
@@ -66,7 +66,7 @@ import robot_state_core, robot_state_core.cli
 bad = sorted(m for m in sys.modules if m.split('.')[0] in ROOTS)
 assert not bad, bad
 print('ok', robot_state_core.__version__)
-"""
+'''
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                          timeout=60, check=False)
     assert out.returncode == 0, out.stderr

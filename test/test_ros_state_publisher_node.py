@@ -18,13 +18,13 @@ from robot_state_core.ros.state_publisher_node import StatePublisherNode  # noqa
 
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
-URDF = """<robot name="tiny">
+URDF = '''<robot name="tiny">
   <link name="base"/><link name="sensor"/><link name="arm"/>
   <joint name="sensor_mount" type="fixed"><parent link="base"/><child link="sensor"/>
     <origin xyz="0.1 -0.2 0.3" rpy="0 0 1.5707963267948966"/></joint>
   <joint name="shoulder" type="revolute"><parent link="base"/><child link="arm"/>
     <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
-</robot>"""
+</robot>'''
 
 
 def _make(ros, description: str, prefix: str = '') -> StatePublisherNode:

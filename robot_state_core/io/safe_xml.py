@@ -12,12 +12,22 @@ they are untrusted input. This module is the single place that turns bytes into 
 
 from __future__ import annotations
 
+import codecs
 import re
 
 from lxml import etree
 
 from robot_state_core.errors import RobotDescriptionError, XmlSecurityError
 
+_XML_DECLARATION = re.compile(r'^\s*<\?xml[^>]*\?>')
+#: Encodings that are not ASCII-compatible, recognized by BOM or by the first bytes of '<?'.
+_WIDE_ENCODINGS = (
+    (codecs.BOM_UTF32_LE, 'utf-32'), (codecs.BOM_UTF32_BE, 'utf-32'),
+    (codecs.BOM_UTF16_LE, 'utf-16'), (codecs.BOM_UTF16_BE, 'utf-16'),
+    (b'<\x00\x00\x00', 'utf-32-le'), (b'\x00\x00\x00<', 'utf-32-be'),
+    (b'<\x00?\x00', 'utf-16-le'), (b'\x00<\x00?', 'utf-16-be'),
+    (b'<\x00', 'utf-16-le'), (b'\x00<', 'utf-16-be'),
+)
 _DTD_PATTERN = re.compile(rb'<!\s*(DOCTYPE|ENTITY|ELEMENT|ATTLIST)', re.IGNORECASE)
 
 #: Largest description accepted [bytes]. Talos' URDF is ~100 kB; this leaves ample room.
@@ -45,7 +55,8 @@ def parse_xml(document: str | bytes, *, source: str = '<string>') -> etree._Elem
             :data:`MAX_DOCUMENT_BYTES`. Nothing is expanded and no file or URL is read.
         RobotDescriptionError: The document is empty or not well-formed XML.
     """
-    data = document.encode('utf-8') if isinstance(document, str) else bytes(document)
+    data = document.encode('utf-8') if isinstance(document, str) else _to_utf8(bytes(document),
+                                                                               source)
     if len(data) > MAX_DOCUMENT_BYTES:
         raise XmlSecurityError(f'{source}: document of {len(data)} bytes exceeds the '
                                f'{MAX_DOCUMENT_BYTES}-byte limit')
@@ -64,4 +75,19 @@ def parse_xml(document: str | bytes, *, source: str = '<string>') -> etree._Elem
         raise RobotDescriptionError(f'{source}: not well-formed XML: {exc}') from None
     if root is None:
         raise RobotDescriptionError(f'{source}: the document has no root element')
+    if root.getroottree().docinfo.internalDTD is not None:  # defence in depth
+        raise XmlSecurityError(f'{source}: DTDs are not accepted in robot descriptions')
     return root
+
+
+def _to_utf8(data: bytes, source: str) -> bytes:
+    """Re-encode UTF-16/32 documents as UTF-8 so the DTD scan sees every character."""
+    for prefix, encoding in _WIDE_ENCODINGS:
+        if data.startswith(prefix):
+            try:
+                text = data.decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise RobotDescriptionError(f'{source}: cannot decode as {encoding}: {exc}'
+                                            ) from None
+            return _XML_DECLARATION.sub('', text.lstrip('\ufeff'), count=1).encode('utf-8')
+    return data

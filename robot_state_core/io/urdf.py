@@ -1,28 +1,88 @@
-"""URDF parsing through urdf_parser_py, wrapped so that nothing leaks to the user.
+"""URDF loading (→ :class:`~robot_state_core.scene_graph.SceneGraph`) and export.
 
-urdf_parser_py reports problems through a module-global ``on_error`` hook that writes to
-stderr, and validates with ``assert``. :func:`parse_urdf` parses with our hardened XML parser
-(:mod:`robot_state_core.io.safe_xml`), swaps the hook for a collector while it runs (under a
-lock, restored afterwards), and turns every failure into a typed :class:`UrdfLoadError` naming
-the element and line.
+Parsing goes through urdf_parser_py (PyPI ``urdfdom-py``), wrapped so that nothing leaks:
+
+* the document is parsed by our hardened parser first (:mod:`robot_state_core.io.safe_xml`: no
+  DTD, no entities, no network), and urdf_parser_py works on that tree;
+* urdf_parser_py's module-global ``on_error`` hook (stderr) is swapped for a collector while it
+  runs, and its ``assert``/``ParseError`` failures become :class:`UrdfLoadError` with the
+  element and line;
+* the model is validated after parsing (finite numbers, unique names, one root, no cycles,
+  known parents/children, mimic targets and mimic cycles, usable axes) with typed errors.
+
+Extensions and tolerated quirks (each reported in ``UrdfLoadResult.warnings``):
+
+* ``<joint type="rpy_floating">`` — Drake's roll-pitch-yaw floating joint (seed 001); plain
+  urdf_parser_py rejects the type, this loader accepts it. Its ``<dynamics damping>`` is used
+  as both the angular and the translational damping.
+* ``<capsule radius length>`` geometry (urdf_parser_py does not know it).
+* ``<texture>`` without ``filename`` is dropped; ``<transmission>``, ``<gazebo>`` and
+  ``<ros2_control>`` elements are not kinematics and are skipped (a transmission without
+  ``<type>`` is reported).
+* ``package:///pkg/...`` (empty package name) is read as ``package://pkg/...``.
+* Unresolvable meshes are reported in ``unresolved_meshes`` (or raise with
+  ``strict_meshes=True``), never silently dropped: their shapes keep the URI with ``path=None``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 import contextlib
+from dataclasses import dataclass
 import logging
+import math
 from pathlib import Path
 import re
 import threading
 from typing import Any
 
+from lxml import etree
+import numpy as np
+
 from robot_state_core.errors import RobotDescriptionError, UrdfLoadError
+from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Mesh, Shape, Sphere
+from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.io.safe_xml import parse_xml
+from robot_state_core.joints import (
+    Joint,
+    JointCalibration,
+    JointDynamics,
+    JointLimits,
+    JointMimic,
+    JointSafety,
+    JointType,
+)
+from robot_state_core.links import Collision, Inertial, Link, Material, Visual
+from robot_state_core.transforms import FloatArray, pose_from_xyz_rpy
 
 _LOG = logging.getLogger(__name__)
 _HOOK_LOCK = threading.Lock()
 _NAMED_STEP = re.compile(r"(\w+)\[@name='([^']*)'\]")
+_URDF_JOINT_TYPES = ('fixed', 'revolute', 'continuous', 'prismatic', 'planar', 'floating')
+_EXTENSION_JOINT_TYPES = ('rpy_floating',)
+_NON_KINEMATIC_ELEMENTS = ('transmission', 'gazebo', 'ros2_control')
+
+
+@dataclass(frozen=True)
+class UrdfLoadResult:
+    """What :func:`load_urdf_string` / :func:`load_urdf_file` produce.
+
+    Attributes:
+        scene_graph: The robot as an editable scene graph (name = the URDF robot name).
+        materials: The document's named materials (``<robot>``-level and inline ones).
+        warnings: Tolerated problems, in document order (also logged at WARNING level).
+        unresolved_meshes: Mesh URIs that no resolver source could map to a file.
+        source: The file path or ``'<string>'``.
+    """
+
+    scene_graph: Any  # SceneGraph (imported lazily to keep import order simple)
+    materials: Mapping[str, Material]
+    warnings: tuple[str, ...]
+    unresolved_meshes: tuple[str, ...]
+    source: str
+
+
+# --------------------------------------------------------------------------- urdf_parser_py seam
 
 
 @contextlib.contextmanager
@@ -40,47 +100,6 @@ def _collect_urdf_parser_messages(messages: list[str]) -> Iterator[None]:
             xml_reflection.on_error, core.on_error = saved
 
 
-def parse_urdf(document: str | bytes, *, source: str = '<string>') -> tuple[Any, list[str]]:
-    """Parse a URDF document into urdf_parser_py's object model.
-
-    Args:
-        document: URDF XML text or bytes.
-        source: Name of the document for messages (a file path or ``'<string>'``).
-
-    Returns:
-        ``(robot, warnings)``: the ``urdf_parser_py.urdf.Robot`` and the non-fatal messages the
-        parser raised (unknown tags or attributes), which are also logged at WARNING level.
-
-    Raises:
-        XmlSecurityError: The document declares a DTD or entities.
-        UrdfLoadError: The document is not a valid URDF; ``element``/``line`` locate it.
-    """
-    from urdf_parser_py.urdf import URDF
-    from urdf_parser_py.xml_reflection.core import ParseError
-    from urdf_parser_py.xml_reflection.core import Path as ReflPath
-
-    root = parse_xml(document, source=source)
-    if root.tag != 'robot':
-        raise UrdfLoadError(f'{source}: root element is <{root.tag}>, expected <robot>',
-                            line=root.sourceline)
-    messages: list[str] = []
-    with _collect_urdf_parser_messages(messages):
-        try:
-            path = ReflPath(URDF.XML_REFL.tag, tree=root.getroottree())
-            robot = URDF.from_xml(root, path)
-        except ParseError as exc:
-            element = str(exc.path)
-            raise UrdfLoadError(f'{source}: {exc.e}', element=element,
-                                line=_line_of(root, element), problems=messages) from None
-        except (AssertionError, ValueError, TypeError, KeyError, AttributeError,
-                IndexError) as exc:
-            raise UrdfLoadError(f'{source}: invalid URDF: {exc or type(exc).__name__}',
-                                problems=messages) from None
-    for message in messages:
-        _LOG.warning('%s: %s', source, message)
-    return robot, messages
-
-
 def _line_of(root: Any, element_path: str) -> int | None:
     """Source line of the last named step of a urdf_parser_py path, e.g. ``joint[@name='j']``."""
     steps = _NAMED_STEP.findall(element_path)
@@ -93,8 +112,456 @@ def _line_of(root: Any, element_path: str) -> int | None:
     return None
 
 
+def _run_urdf_parser(root: Any, source: str, messages: list[str]) -> Any:
+    from urdf_parser_py.urdf import URDF
+    from urdf_parser_py.xml_reflection.core import ParseError
+    from urdf_parser_py.xml_reflection.core import Path as ReflPath
+
+    with _collect_urdf_parser_messages(messages):
+        try:
+            return URDF.from_xml(root, ReflPath(URDF.XML_REFL.tag, tree=root.getroottree()))
+        except ParseError as exc:
+            element = str(exc.path)
+            raise UrdfLoadError(f'{source}: {exc.e}', element=element,
+                                line=_line_of(root, element), problems=messages) from None
+        except Exception as exc:  # urdf_parser_py raises bare Exception/AssertionError too
+            raise UrdfLoadError(f'{source}: invalid URDF: {exc or type(exc).__name__}',
+                                problems=messages) from None
+
+
+def parse_urdf(document: str | bytes, *, source: str = '<string>') -> tuple[Any, list[str]]:
+    """Parse a plain URDF into urdf_parser_py's object model (no extensions, no validation).
+
+    Prefer :func:`load_urdf_string`, which validates and builds a scene graph.
+
+    Returns:
+        ``(robot, warnings)``: the ``urdf_parser_py.urdf.Robot`` and the parser's messages.
+
+    Raises:
+        XmlSecurityError: The document declares a DTD or entities.
+        UrdfLoadError: The document is not a valid URDF.
+    """
+    root = parse_xml(document, source=source)
+    if root.tag != 'robot':
+        raise UrdfLoadError(f'{source}: root element is <{root.tag}>, expected <robot>',
+                            line=root.sourceline)
+    messages: list[str] = []
+    robot = _run_urdf_parser(root, source, messages)
+    return robot, messages
+
+
+# --------------------------------------------------------------------------- pre-processing
+
+
+@dataclass
+class _Prepared:
+    rpy_floating_joints: set[str]
+    capsules: dict[tuple[str, str, int], Capsule]
+    joint_lines: dict[str, int]
+    link_lines: dict[str, int]
+    calibrations: dict[str, JointCalibration]
+
+
+def _error(source: str, message: str, element: str = '', line: int | None = None) -> UrdfLoadError:
+    return UrdfLoadError(f'{source}: {message}', element=element, line=line)
+
+
+def _prepare(root: Any, source: str, warnings: list[str]) -> _Prepared:
+    """Validate names and types on the raw tree and rewrite our extensions for urdf_parser_py."""
+    for tag in _NON_KINEMATIC_ELEMENTS:
+        for element in root.findall(tag):
+            if tag == 'transmission' and element.find('type') is None:
+                warnings.append(f"transmission {element.get('name')!r} (line "
+                                f'{element.sourceline}) has no <type>; transmissions are not '
+                                'used for kinematics and were skipped')
+            root.remove(element)
+    link_lines: dict[str, int] = {}
+    for link in root.findall('link'):
+        name = link.get('name')
+        if not name:
+            raise _error(source, '<link> without a name', line=link.sourceline)
+        if name in link_lines:
+            raise _error(source, f'duplicate link name {name!r} (first defined on line '
+                         f'{link_lines[name]})', f'link {name!r}', link.sourceline)
+        link_lines[name] = int(link.sourceline)
+    joint_lines: dict[str, int] = {}
+    rpy_floating: set[str] = set()
+    for joint in root.findall('joint'):
+        name = joint.get('name')
+        if not name:
+            raise _error(source, '<joint> without a name', line=joint.sourceline)
+        if name in joint_lines:
+            raise _error(source, f'duplicate joint name {name!r} (first defined on line '
+                         f'{joint_lines[name]})', f'joint {name!r}', joint.sourceline)
+        joint_lines[name] = int(joint.sourceline)
+        jtype = joint.get('type')
+        if jtype in _EXTENSION_JOINT_TYPES:
+            rpy_floating.add(name)
+            joint.set('type', 'floating')
+        elif jtype not in _URDF_JOINT_TYPES:
+            raise _error(source, f'joint {name!r} has unknown type {jtype!r}; expected one of '
+                         f'{", ".join(_URDF_JOINT_TYPES + _EXTENSION_JOINT_TYPES)}',
+                         f'joint {name!r}', joint.sourceline)
+    calibrations: dict[str, JointCalibration] = {}
+    for joint in root.findall('joint'):
+        element = joint.find('calibration')
+        if element is not None:
+            # Read here (urdf_parser_py drops reference_position and defaults absent edges to 0).
+            values = {k: (_float_attr(element, k, source) if element.get(k) is not None
+                          else None) for k in ('reference_position', 'rising', 'falling')}
+            calibrations[joint.get('name')] = JointCalibration(
+                values['reference_position'] or 0.0, values['rising'], values['falling'])
+            joint.remove(element)
+    capsules: dict[tuple[str, str, int], Capsule] = {}
+    for link in root.findall('link'):
+        for kind in ('visual', 'collision'):
+            for index, element in enumerate(link.findall(kind)):
+                capsule = element.find('geometry/capsule')
+                if capsule is not None:
+                    radius = _float_attr(capsule, 'radius', source)
+                    length = _float_attr(capsule, 'length', source)
+                    capsules[(link.get('name'), kind, index)] = Capsule(radius, length)
+                    capsule.tag = 'cylinder'
+    for texture in root.iter('texture'):
+        if not texture.get('filename'):
+            warnings.append(f'<texture> without filename on line {texture.sourceline} was '
+                            'ignored')
+            texture.getparent().remove(texture)
+    return _Prepared(rpy_floating, capsules, joint_lines, link_lines, calibrations)
+
+
+def _float_attr(element: Any, name: str, source: str) -> float:
+    text = element.get(name)
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise _error(source, f'<{element.tag}> attribute {name}={text!r} is not a number',
+                     element.tag, element.sourceline) from None
+    return value
+
+
+# --------------------------------------------------------------------------- conversion
+
+
+def _finite(values: Sequence[float] | None, what: str, source: str, element: str,
+            line: int | None) -> list[float]:
+    vals = [0.0, 0.0, 0.0] if values is None else [float(v) for v in values]
+    if not all(math.isfinite(v) for v in vals):
+        raise _error(source, f'{what} must be finite, got {vals}', element, line)
+    return vals
+
+
+def _origin(origin: Any, what: str, source: str, element: str, line: int | None) -> FloatArray:
+    if origin is None:
+        return np.eye(4)
+    xyz = _finite(origin.xyz, f'{what} xyz', source, element, line)
+    rpy = _finite(origin.rpy, f'{what} rpy', source, element, line)
+    return pose_from_xyz_rpy(xyz, rpy)
+
+
+def _shape(geometry: Any, capsule: Capsule | None, where: str, source: str,
+           line: int | None, resolver: ResourceResolver, warnings: list[str],
+           unresolved: list[str]) -> Shape:
+    kind = type(geometry).__name__
+    if capsule is not None:
+        return capsule
+    if kind == 'Box':
+        x, y, z = _finite(geometry.size, 'box size', source, where, line)
+        return Box(x, y, z)
+    if kind == 'Sphere':
+        (r,) = _finite([geometry.radius], 'sphere radius', source, where, line)
+        return Sphere(r)
+    if kind == 'Cylinder':
+        r, length = _finite([geometry.radius, geometry.length], 'cylinder size', source, where,
+                            line)
+        return Cylinder(r, length)
+    if kind == 'Mesh':
+        scale_raw = geometry.scale
+        if scale_raw is None:
+            scale = (1.0, 1.0, 1.0)
+        elif isinstance(scale_raw, (int, float)):
+            scale = (float(scale_raw),) * 3
+        else:
+            s = _finite(scale_raw, 'mesh scale', source, where, line)
+            scale = (s[0], s[1], s[2])
+        uri = str(geometry.filename)
+        path, quirk = resolver.resolve(uri)
+        if quirk:
+            warnings.append(quirk)
+        if path is None:
+            unresolved.append(uri)
+        return Mesh(uri, scale, str(path) if path is not None else None)
+    raise _error(source, f'unsupported geometry <{kind.lower()}>', where, line)
+
+
+def _material(m: Any, named: Mapping[str, Material]) -> Material | None:
+    if m is None:
+        return None
+    color = tuple(float(c) for c in m.color.rgba) if m.color is not None else None
+    texture = m.texture.filename if m.texture is not None else None
+    if color is None and texture is None and m.name in named:
+        return named[m.name]
+    rgba = (color[0], color[1], color[2], color[3]) if color is not None and len(color) == 4 \
+        else None
+    return Material(m.name or '', rgba, texture)
+
+
+def _convert_link(link: Any, prepared: _Prepared, named_materials: Mapping[str, Material],
+                  source: str, resolver: ResourceResolver, warnings: list[str],
+                  unresolved: list[str]) -> Link:
+    where, line = f'link {link.name!r}', prepared.link_lines.get(link.name)
+    visuals = []
+    for i, v in enumerate(link.visuals):
+        shape = _shape(v.geometry, prepared.capsules.get((link.name, 'visual', i)), where,
+                       source, line, resolver, warnings, unresolved)
+        visuals.append(Visual(shape, _origin(v.origin, 'visual origin', source, where, line),
+                              _material(v.material, named_materials), ''))
+    collisions = []
+    for i, c in enumerate(link.collisions):
+        shape = _shape(c.geometry, prepared.capsules.get((link.name, 'collision', i)), where,
+                       source, line, resolver, warnings, unresolved)
+        collisions.append(Collision(shape, _origin(c.origin, 'collision origin', source, where,
+                                                   line), ''))
+    inertial = None
+    if link.inertial is not None:
+        i = link.inertial
+        inertia = i.inertia
+        values = _finite([i.mass] + ([inertia.ixx, inertia.ixy, inertia.ixz, inertia.iyy,
+                                      inertia.iyz, inertia.izz] if inertia else [0.0] * 6),
+                         'inertial', source, where, line)
+        if values[0] < 0:
+            raise _error(source, f'negative mass {values[0]}', where, line)
+        inertial = Inertial(_origin(i.origin, 'inertial origin', source, where, line),
+                            *values)
+    return Link(link.name, visuals, collisions, inertial)
+
+
+def _convert_joint(j: Any, prepared: _Prepared, source: str) -> Joint:
+    where, line = f'joint {j.name!r}', prepared.joint_lines.get(j.name)
+    jtype = JointType.RPY_FLOATING if j.name in prepared.rpy_floating_joints else JointType(
+        j.type)
+    axis = _finite(j.axis if j.axis is not None else [1.0, 0.0, 0.0], 'axis', source, where,
+                   line)
+    if jtype in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC,
+                 JointType.PLANAR) and math.hypot(*axis) < 1e-12:
+        raise _error(source, f'joint {j.name!r} has a zero axis {axis}', where, line)
+    limits = None
+    if j.limit is not None:
+        lim = j.limit
+        lower, upper, effort, velocity = _finite(
+            [lim.lower or 0.0, lim.upper or 0.0, lim.effort or 0.0, lim.velocity or 0.0],
+            'limit', source, where, line)
+        if jtype in (JointType.REVOLUTE, JointType.PRISMATIC) and lower > upper:
+            raise _error(source, f'joint {j.name!r}: lower limit {lower} > upper limit {upper}',
+                         where, line)
+        limits = JointLimits(lower, upper, effort, velocity)
+    elif jtype in (JointType.REVOLUTE, JointType.PRISMATIC):
+        raise _error(source, f'{jtype.value} joint {j.name!r} has no <limit> (URDF requires '
+                     'one for revolute and prismatic joints)', where, line)
+    dynamics = None
+    if j.dynamics is not None:
+        damping, friction = _finite([j.dynamics.damping or 0.0, j.dynamics.friction or 0.0],
+                                    'dynamics', source, where, line)
+        dynamics = JointDynamics(damping, friction)
+    mimic = None
+    if j.mimic is not None:
+        mult = 1.0 if j.mimic.multiplier is None else j.mimic.multiplier
+        off = 0.0 if j.mimic.offset is None else j.mimic.offset
+        mult, off = _finite([mult, off], 'mimic', source, where, line)
+        mimic = JointMimic(j.mimic.joint, mult, off)
+    safety = None
+    if j.safety_controller is not None:
+        s = j.safety_controller
+        safety = JointSafety(*_finite([s.soft_lower_limit or 0.0, s.soft_upper_limit or 0.0,
+                                       s.k_position or 0.0, s.k_velocity or 0.0],
+                                      'safety_controller', source, where, line))
+    calibration = None
+    calibration = prepared.calibrations.get(j.name)
+    return Joint(j.name, jtype, j.parent, j.child,
+                 _origin(j.origin, 'origin', source, where, line), np.array(axis), limits,
+                 dynamics, mimic, safety, calibration)
+
+
+def _check_topology(links: Sequence[Link], joints: Sequence[Joint], prepared: _Prepared,
+                    source: str) -> str:
+    """Validate parents/children, single root, no cycles, mimic targets; return the root."""
+    names = {link.name for link in links}
+    parent_of: dict[str, str] = {}
+    for j in joints:
+        where, line = f'joint {j.name!r}', prepared.joint_lines.get(j.name)
+        for role, link in (('parent', j.parent_link_name), ('child', j.child_link_name)):
+            if link not in names:
+                raise _error(source, f'joint {j.name!r} names {role} link {link!r}, which is '
+                             'not defined', where, line)
+        if j.parent_link_name == j.child_link_name:
+            raise _error(source, f'joint {j.name!r} connects link {j.child_link_name!r} to '
+                         'itself', where, line)
+        if j.child_link_name in parent_of:
+            raise _error(source, f'link {j.child_link_name!r} has two parent joints: '
+                         f'{parent_of[j.child_link_name]!r} and {j.name!r}', where, line)
+        parent_of[j.child_link_name] = j.name
+    roots = [link.name for link in links if link.name not in parent_of]
+    if not roots:
+        raise _error(source, 'the joints form a closed kinematic loop (every link has a parent '
+                     'joint, so there is no root link)')
+    if len(roots) > 1:
+        raise _error(source, f'{len(roots)} links have no parent joint ({", ".join(roots[:5])}'
+                     f'{", ..." if len(roots) > 5 else ""}); a URDF must be one tree with a '
+                     'single root link')
+    joint_by_child = {j.child_link_name: j for j in joints}
+    reached = {roots[0]}
+    children: dict[str, list[str]] = {}
+    for j in joints:
+        children.setdefault(j.parent_link_name, []).append(j.child_link_name)
+    stack = [roots[0]]
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in reached:
+                reached.add(child)
+                stack.append(child)
+    if len(reached) != len(names):
+        loop = sorted(names - reached)
+        raise _error(source, 'the joints form a closed kinematic loop through links '
+                     f'{loop[:6]} (joints {[joint_by_child[n].name for n in loop[:6]]})')
+    _check_mimic(joints, prepared, source)
+    return roots[0]
+
+
+def _check_mimic(joints: Sequence[Joint], prepared: _Prepared, source: str) -> None:
+    by_name = {j.name: j for j in joints}
+    for j in joints:
+        if j.mimic is None:
+            continue
+        where, line = f'joint {j.name!r}', prepared.joint_lines.get(j.name)
+        if j.mimic.joint_name not in by_name:
+            raise _error(source, f'joint {j.name!r} mimics unknown joint '
+                         f'{j.mimic.joint_name!r}', where, line)
+        chain = [j.name]
+        current = by_name[j.mimic.joint_name]
+        while True:
+            if current.name in chain:
+                cycle = ' -> '.join([*chain[chain.index(current.name):], current.name])
+                raise _error(source, f'mimic cycle: {cycle}', where, line)
+            if current.type in (JointType.FIXED, JointType.PLANAR, JointType.FLOATING,
+                                JointType.RPY_FLOATING):
+                raise _error(source, f'joint {j.name!r} mimics {current.name!r}, a '
+                             f'{current.type.value} joint (only 1-DOF joints can be mimicked)',
+                             where, line)
+            chain.append(current.name)
+            if current.mimic is None:
+                break
+            if current.mimic.joint_name not in by_name:
+                break  # reported when that joint is checked
+            current = by_name[current.mimic.joint_name]
+
+
+# --------------------------------------------------------------------------- public loaders
+
+
+def load_urdf_string(document: str | bytes, *, source: str = '<string>',
+                     package_map: Mapping[str, str | Path] | None = None,
+                     package_roots: Sequence[str | Path] = (),
+                     resolver: ResourceResolver | None = None,
+                     base_dir: str | Path | None = None,
+                     strict_meshes: bool = False) -> UrdfLoadResult:
+    """Load a URDF document into a :class:`~robot_state_core.scene_graph.SceneGraph`.
+
+    Args:
+        document: URDF XML (``str`` or ``bytes``), e.g. the ``robot_description`` parameter.
+        source: Name used in messages (a file path or ``'<string>'``).
+        package_map: Explicit ``{package: directory}`` for ``package://`` URIs.
+        package_roots: Directories containing package directories.
+        resolver: A complete resolver (overrides ``package_map``/``package_roots``).
+        base_dir: Directory for relative mesh paths.
+        strict_meshes: Raise instead of reporting unresolvable meshes.
+
+    Returns:
+        The scene graph, named materials, warnings and unresolved mesh URIs.
+
+    Raises:
+        XmlSecurityError: The document declares a DTD or entities (nothing is expanded or read).
+        RobotDescriptionError: Empty or malformed XML, or an unresolved mesh with
+            ``strict_meshes``.
+        UrdfLoadError: Invalid URDF content; ``element`` and ``line`` locate the problem.
+    """
+    from robot_state_core.scene_graph import SceneGraph
+
+    if resolver is None:
+        resolver = ResourceResolver(
+            {k: Path(v) for k, v in (package_map or {}).items()},
+            tuple(Path(p) for p in package_roots))
+    if base_dir is not None:
+        resolver = resolver.with_base_dir(Path(base_dir))
+    root = parse_xml(document, source=source)
+    if root.tag != 'robot':
+        raise UrdfLoadError(f'{source}: root element is <{root.tag}>, expected <robot>',
+                            line=root.sourceline)
+    if not root.get('name'):
+        raise UrdfLoadError(f'{source}: <robot> has no name attribute', line=root.sourceline)
+    warnings: list[str] = []
+    prepared = _prepare(root, source, warnings)
+    messages: list[str] = []
+    robot = _run_urdf_parser(root, source, messages)
+    warnings.extend(messages)
+    named = {m.name: mat for m in robot.materials
+             if (mat := _material(m, {})) is not None and m.name}
+    unresolved: list[str] = []
+    links = [_convert_link(link, prepared, named, source, resolver, warnings, unresolved)
+             for link in robot.links]
+    for link in links:
+        for visual in link.visuals:
+            if visual.material is not None and visual.material.name and \
+                    visual.material.name not in named:
+                named[visual.material.name] = visual.material
+    joints = [_convert_joint(j, prepared, source) for j in robot.joints]
+    if not links:
+        raise _error(source, 'the robot has no links')
+    root_link = _check_topology(links, joints, prepared, source)
+    if unresolved:
+        message = (f'{len(unresolved)} mesh URI(s) could not be resolved: '
+                   f'{", ".join(sorted(set(unresolved))[:5])}')
+        if strict_meshes:
+            raise RobotDescriptionError(f'{source}: {message}')
+        warnings.append(message)
+
+    graph = SceneGraph(robot.name)
+    by_name = {link.name: link for link in links}
+    graph.add_link(by_name[root_link])
+    for link in links:
+        if link.name != root_link:
+            graph.add_link(link)
+    for joint in joints:
+        if not graph.add_joint(joint):
+            raise _error(source, f'joint {joint.name!r} could not be added to the scene graph',
+                         f'joint {joint.name!r}', prepared.joint_lines.get(joint.name))
+    graph.set_root(root_link)
+    for w in warnings:
+        _LOG.warning('%s: %s', source, w)
+    return UrdfLoadResult(graph, named, tuple(warnings), tuple(unresolved), source)
+
+
+def load_urdf_file(path: str | Path, **kwargs: Any) -> UrdfLoadResult:
+    """Load a URDF file; relative mesh paths resolve against its directory.
+
+    Args:
+        path: The URDF file.
+        **kwargs: As for :func:`load_urdf_string` (``package_map``, ``package_roots``,
+            ``resolver``, ``strict_meshes``).
+
+    Raises:
+        RobotDescriptionError: The file cannot be read (and as :func:`load_urdf_string`).
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise RobotDescriptionError(f'cannot read URDF {str(p)!r}: {exc.strerror}') from None
+    kwargs.setdefault('base_dir', p.resolve().parent)
+    return load_urdf_string(data, source=str(p), **kwargs)
+
+
 def read_urdf_file(path: str | Path) -> tuple[Any, list[str]]:
-    """Read and parse a URDF file (see :func:`parse_urdf`).
+    """Read and parse a URDF file with urdf_parser_py (see :func:`parse_urdf`).
 
     Raises:
         RobotDescriptionError: The file cannot be read.
@@ -106,3 +573,111 @@ def read_urdf_file(path: str | Path) -> tuple[Any, list[str]]:
     except OSError as exc:
         raise RobotDescriptionError(f'cannot read URDF {str(p)!r}: {exc.strerror}') from None
     return parse_urdf(data, source=str(p))
+
+
+# --------------------------------------------------------------------------- export
+
+
+def _fmt(values: Sequence[float] | FloatArray) -> str:
+    return ' '.join(repr(float(v)) for v in values)
+
+
+def _origin_element(parent: Any, X: FloatArray) -> None:
+    from robot_state_core.joint_kernels import rpy_from_rotation
+
+    if np.array_equal(X, np.eye(4)):
+        return
+    etree.SubElement(parent, 'origin', xyz=_fmt(X[:3, 3]), rpy=_fmt(rpy_from_rotation(X[:3, :3])))
+
+
+def _geometry_element(parent: Any, shape: Shape) -> None:
+    g = etree.SubElement(parent, 'geometry')
+    if isinstance(shape, Box):
+        etree.SubElement(g, 'box', size=_fmt((shape.x, shape.y, shape.z)))
+    elif isinstance(shape, Sphere):
+        etree.SubElement(g, 'sphere', radius=repr(float(shape.radius)))
+    elif isinstance(shape, Cylinder | Capsule):
+        etree.SubElement(g, 'cylinder' if isinstance(shape, Cylinder) else 'capsule',
+                         radius=repr(float(shape.radius)), length=repr(float(shape.length)))
+    elif isinstance(shape, Mesh):
+        etree.SubElement(g, 'mesh', filename=shape.uri, scale=_fmt(shape.scale))
+    else:
+        raise ValueError(f'{type(shape).__name__} geometry has no URDF spelling')
+
+
+def _material_element(parent: Any, material: Material, inline: bool) -> None:
+    m = etree.SubElement(parent, 'material', name=material.name)
+    if inline or not material.name:
+        if material.color is not None:
+            etree.SubElement(m, 'color', rgba=_fmt(material.color))
+        if material.texture_filename:
+            etree.SubElement(m, 'texture', filename=material.texture_filename)
+
+
+def save_urdf(graph: Any, materials: Mapping[str, Material] | None = None) -> str:
+    """Serialize a scene graph to URDF XML (our extensions spelled as the loader reads them).
+
+    Loading the result gives an equal scene graph (origins equal to ~1e-15 after the
+    rotation → rpy → rotation round trip).
+
+    Args:
+        graph: The :class:`~robot_state_core.scene_graph.SceneGraph` (must be a tree).
+        materials: Named materials to declare at robot level (visuals then refer to them by
+            name); materials not in it are written inline.
+
+    Returns:
+        The URDF document.
+    """
+    materials = dict(materials or {})
+    root = etree.Element('robot', name=graph.get_name() or 'robot')
+    for material in materials.values():
+        _material_element(root, material, inline=True)
+    for link in sorted(graph.get_links(), key=lambda lk: lk.name):
+        le = etree.SubElement(root, 'link', name=link.name)
+        if link.inertial is not None:
+            ie = etree.SubElement(le, 'inertial')
+            _origin_element(ie, link.inertial.origin)
+            etree.SubElement(ie, 'mass', value=repr(float(link.inertial.mass)))
+            i = link.inertial
+            etree.SubElement(ie, 'inertia', ixx=repr(i.ixx), ixy=repr(i.ixy), ixz=repr(i.ixz),
+                             iyy=repr(i.iyy), iyz=repr(i.iyz), izz=repr(i.izz))
+        for v in link.visuals:
+            ve = etree.SubElement(le, 'visual')
+            _origin_element(ve, v.origin)
+            _geometry_element(ve, v.geometry)
+            if v.material is not None:
+                declared = materials.get(v.material.name)
+                _material_element(ve, v.material, inline=declared != v.material)
+        for c in link.collisions:
+            ce = etree.SubElement(le, 'collision')
+            _origin_element(ce, c.origin)
+            _geometry_element(ce, c.geometry)
+    for j in sorted(graph.get_joints(), key=lambda jt: jt.name):
+        je = etree.SubElement(root, 'joint', name=j.name, type=j.type.value)
+        _origin_element(je, j.parent_to_joint_origin_transform)
+        etree.SubElement(je, 'parent', link=j.parent_link_name)
+        etree.SubElement(je, 'child', link=j.child_link_name)
+        if not np.array_equal(j.axis, [1.0, 0.0, 0.0]):
+            etree.SubElement(je, 'axis', xyz=_fmt(j.axis))
+        if j.limits is not None:
+            etree.SubElement(je, 'limit', lower=repr(j.limits.lower), upper=repr(j.limits.upper),
+                             effort=repr(j.limits.effort), velocity=repr(j.limits.velocity))
+        if j.dynamics is not None:
+            etree.SubElement(je, 'dynamics', damping=repr(j.dynamics.damping),
+                             friction=repr(j.dynamics.friction))
+        if j.mimic is not None:
+            etree.SubElement(je, 'mimic', joint=j.mimic.joint_name,
+                             multiplier=repr(j.mimic.multiplier), offset=repr(j.mimic.offset))
+        if j.safety is not None:
+            etree.SubElement(je, 'safety_controller',
+                             soft_lower_limit=repr(j.safety.soft_lower_limit),
+                             soft_upper_limit=repr(j.safety.soft_upper_limit),
+                             k_position=repr(j.safety.k_position),
+                             k_velocity=repr(j.safety.k_velocity))
+        if j.calibration is not None:
+            attrs = {k: repr(v) for k, v in (
+                ('reference_position', j.calibration.reference_position or None),
+                ('rising', j.calibration.rising), ('falling', j.calibration.falling))
+                if v is not None}
+            etree.SubElement(je, 'calibration', **attrs)
+    return str(etree.tostring(root, pretty_print=True, encoding='unicode'))

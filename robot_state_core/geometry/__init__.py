@@ -1,0 +1,1 @@
+"""Geometry: shape specifications (and, later, the Drake-style geometry registry)."""

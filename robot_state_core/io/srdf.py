@@ -1,0 +1,566 @@
+"""SRDF loading: groups, named states, virtual and passive joints, end effectors, ACM pairs.
+
+An SRDF (MoveIt's Semantic Robot Description Format) adds meaning to a URDF's links and
+joints. This module turns SRDF text into a frozen :class:`SrdfModel` and checks it against a
+URDF's names; it never compiles anything (the robot model does that, design study B2).
+
+Parsing goes through the hardened :func:`~robot_state_core.io.safe_xml.parse_xml` (no DTD, no
+entities, no network), so the same document that is refused as a URDF is refused as an SRDF.
+
+Loading is done in two steps, each with its own failure:
+
+1. :func:`parse_srdf` / :func:`read_srdf_file` check the document on its own. Structural
+   problems raise :class:`~robot_state_core.errors.SrdfLoadError` naming the source, the
+   element and its line: wrong root, missing required attributes, non-numeric or non-finite
+   joint values, unknown virtual joint types, duplicate groups or named states, references to
+   unknown groups and subgroup cycles.
+2. :func:`validate_srdf_against` (problem list) or :func:`check_srdf_against` (raises) compare
+   the SRDF with the URDF's link and joint names.
+
+Elements MoveIt defines but this package does not use, and elements other tools add (Pinocchio's
+``rotor_params``, HPP's ``gripper``), are skipped and recorded in :attr:`SrdfModel.notes`, and
+logged (INFO when skipping them loses nothing we model, WARNING when it changes collision
+semantics or the element is unknown). Nothing is ever printed.
+
+Extension: a ``<virtual_joint type="rpy_floating">`` is accepted besides MoveIt's ``fixed``,
+``planar`` and ``floating``. It is this package's 6-DOF joint with roll-pitch-yaw orientation
+(positions ``[roll, pitch, yaw, x, y, z]`` in rad and m, seed row J-T8); MoveIt itself would
+reject it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
+import difflib
+import logging
+import math
+import os
+from pathlib import Path
+import re
+
+from lxml import etree
+
+from robot_state_core.errors import RobotDescriptionError, SrdfLoadError, UnknownNameError
+from robot_state_core.io.safe_xml import parse_xml
+
+_LOG = logging.getLogger(__name__)
+
+#: Virtual joint types accepted in ``<virtual_joint type=...>``; ``rpy_floating`` is ours.
+VIRTUAL_JOINT_TYPES = frozenset({'fixed', 'planar', 'floating', 'rpy_floating'})
+
+#: Elements skipped on purpose without losing anything we model (logged at INFO).
+_SKIPPED_INFO: dict[str, str] = {
+    'link_sphere_approximation': 'sphere approximations of links are not used; collision '
+                                 'checking uses the URDF collision geometry',
+    'joint_property': 'joint properties (e.g. a planar joint motion_model) are not used',
+    'rotor_params': 'rotor parameters (a Pinocchio extension) are not used',
+    'specificities': 'robot specificities (a Pinocchio extension) are not used',
+    'gripper': 'HPP grippers are not used; declare an <end_effector> instead',
+    'handle': 'HPP handles are not used',
+    'contact': 'HPP contact surfaces are not used',
+}
+
+#: Elements skipped although they change collision semantics (logged at WARNING).
+_SKIPPED_WARNING: dict[str, str] = {
+    'disable_default_collisions': 'default-disabled collisions are not supported; list the '
+                                  'pairs with <disable_collisions> instead',
+    'enable_collisions': 'explicitly enabled collision pairs are not supported; the pair '
+                         'keeps the default (enabled unless disabled elsewhere)',
+}
+
+#: A decimal number as written in XML: no ``nan``/``inf``, no ``_`` digit separators.
+_NUMBER = re.compile(r'[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?')
+
+
+@dataclass(frozen=True, slots=True)
+class SrdfGroup:
+    """A ``<group>``: a named set of joints, links, chains and other groups.
+
+    Attributes:
+        name: Group name, unique in the SRDF.
+        joints: Joint names listed with ``<joint name=...>``, in document order.
+        links: Link names listed with ``<link name=...>``, in document order.
+        chains: ``(base_link, tip_link)`` per ``<chain>``, in document order.
+        subgroups: Names of the groups included with ``<group name=...>``; each is defined in
+            the same SRDF, and no group includes itself directly or indirectly.
+    """
+
+    name: str
+    joints: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+    chains: tuple[tuple[str, str], ...] = ()
+    subgroups: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SrdfGroupState:
+    """A ``<group_state>``: a named joint configuration of one group.
+
+    Attributes:
+        name: State name, unique among the states of ``group``.
+        group: Name of the group the state belongs to (defined in the same SRDF).
+        values: Joint name -> joint positions in the joint's variable order, rad or m. One
+            value for single-DOF joints; several for multi-DOF joints (``value="x y theta"``
+            for a planar joint). Finite numbers only. Not part of the hash.
+    """
+
+    name: str
+    group: str
+    values: dict[str, tuple[float, ...]] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SrdfVirtualJoint:
+    """A ``<virtual_joint>`` connecting a robot link to a frame outside the robot.
+
+    Attributes:
+        name: Joint name; it counts as a joint when the SRDF is checked against a URDF.
+        type: ``'fixed'``, ``'planar'``, ``'floating'`` or ``'rpy_floating'`` (this package's
+            extension, see the module docstring). Stored lower-case.
+        parent_frame: The external frame (e.g. ``'odom'``); not a URDF link.
+        child_link: The robot link the joint moves (normally the URDF root link).
+    """
+
+    name: str
+    type: str
+    parent_frame: str
+    child_link: str
+
+
+@dataclass(frozen=True, slots=True)
+class SrdfEndEffector:
+    """An ``<end_effector>``.
+
+    Attributes:
+        name: End effector name.
+        parent_link: Link the end effector is attached to.
+        group: Group made of the end effector's own joints and links.
+        parent_group: Group that moves ``parent_link`` (e.g. the arm), or ``None`` if not given.
+    """
+
+    name: str
+    parent_link: str
+    group: str
+    parent_group: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SrdfDisabledCollision:
+    """A ``<disable_collisions>`` pair: collisions between the two links are never checked.
+
+    Attributes:
+        link1: First link name.
+        link2: Second link name.
+        reason: Free text, e.g. ``'Adjacent'``, ``'Never'``, ``'Default'``; ``''`` if absent.
+    """
+
+    link1: str
+    link2: str
+    reason: str = ''
+
+
+@dataclass(frozen=True, slots=True)
+class SrdfModel:
+    """A parsed SRDF document. Every sequence keeps document order.
+
+    Attributes:
+        name: The ``<robot name=...>``; normally equal to the URDF robot name.
+        groups: Every ``<group>``; names are unique.
+        group_states: Every ``<group_state>``; ``(group, name)`` pairs are unique.
+        virtual_joints: Every ``<virtual_joint>``; names are unique.
+        passive_joints: Names of the ``<passive_joint>`` elements.
+        end_effectors: Every ``<end_effector>``; names are unique.
+        disabled_collisions: Every ``<disable_collisions>`` pair, as written (not deduplicated).
+        notes: One message per element skipped on purpose (see the module docstring),
+            ``'<source>: line <n>: <tag> ignored: <why>'``.
+        source: Where the document came from (a path or ``'<string>'``), for messages.
+    """
+
+    name: str
+    groups: tuple[SrdfGroup, ...] = ()
+    group_states: tuple[SrdfGroupState, ...] = ()
+    virtual_joints: tuple[SrdfVirtualJoint, ...] = ()
+    passive_joints: tuple[str, ...] = ()
+    end_effectors: tuple[SrdfEndEffector, ...] = ()
+    disabled_collisions: tuple[SrdfDisabledCollision, ...] = ()
+    notes: tuple[str, ...] = ()
+    source: str = '<string>'
+
+    def group(self, name: str) -> SrdfGroup:
+        """The group called ``name``.
+
+        Raises:
+            UnknownNameError: No group has that name (the message suggests close names).
+        """
+        for group in self.groups:
+            if group.name == name:
+                return group
+        raise UnknownNameError(name, 'group', (g.name for g in self.groups))
+
+
+def parse_srdf(document: str | bytes, *, source: str = '<string>') -> SrdfModel:
+    """Parse an SRDF document.
+
+    Args:
+        document: SRDF XML text or bytes.
+        source: Name of the document for messages (a file path or ``'<string>'``).
+
+    Returns:
+        The parsed model. Names are not checked against a URDF here; see
+        :func:`check_srdf_against`.
+
+    Raises:
+        XmlSecurityError: The document declares a DTD or entities; nothing is expanded or read.
+        RobotDescriptionError: The document is empty or not well-formed XML.
+        SrdfLoadError: The document is not a valid SRDF (see the module docstring); the message
+            names the source, the element and its line.
+    """
+    root = parse_xml(document, source=source)
+    return _SrdfParser(source).parse(root)
+
+
+def read_srdf_file(path: str | os.PathLike[str]) -> SrdfModel:
+    """Read and parse an SRDF file (see :func:`parse_srdf`).
+
+    Args:
+        path: Path of the ``.srdf`` file.
+
+    Returns:
+        The parsed model; its ``source`` is ``str(path)``.
+
+    Raises:
+        RobotDescriptionError: The file cannot be read (the message names the path), is empty
+            or is not XML.
+        XmlSecurityError: The file declares a DTD or entities.
+        SrdfLoadError: The file is not a valid SRDF.
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise RobotDescriptionError(f'cannot read SRDF {str(p)!r}: {exc.strerror}') from exc
+    return parse_srdf(data, source=str(p))
+
+
+def validate_srdf_against(srdf: SrdfModel, link_names: Collection[str],
+                          joint_names: Collection[str]) -> list[str]:
+    """List every name the SRDF uses that the URDF does not define.
+
+    Checked: group joints, links and chain ends; group state joints; virtual joint child links;
+    passive joints; end effector parent links; both links of every disabled collision pair.
+    Virtual joint names count as joints (a group or state may list them).
+
+    Args:
+        srdf: The parsed SRDF.
+        link_names: Every link name of the URDF.
+        joint_names: Every joint name of the URDF.
+
+    Returns:
+        One message per problem, in document order, each naming the SRDF element and the
+        unknown name with close matches; empty if the SRDF matches.
+    """
+    links = frozenset(link_names)
+    joints = frozenset(joint_names) | {vj.name for vj in srdf.virtual_joints}
+    check = _NameChecker(links, joints)
+    problems: list[str] = []
+    for vj in srdf.virtual_joints:
+        problems += check.link(vj.child_link, f'virtual_joint {vj.name!r} (child_link)')
+    for group in srdf.groups:
+        where = f'group {group.name!r}'
+        for joint in group.joints:
+            problems += check.joint(joint, where)
+        for link in group.links:
+            problems += check.link(link, where)
+        for base, tip in group.chains:
+            problems += check.link(base, f'{where} (chain base_link)')
+            problems += check.link(tip, f'{where} (chain tip_link)')
+    for state in srdf.group_states:
+        for joint in state.values:
+            problems += check.joint(joint, f'group_state {state.name!r} of group {state.group!r}')
+    for joint in srdf.passive_joints:
+        problems += check.joint(joint, 'passive_joint')
+    for eef in srdf.end_effectors:
+        problems += check.link(eef.parent_link, f'end_effector {eef.name!r} (parent_link)')
+    for pair in srdf.disabled_collisions:
+        where = f'disable_collisions {pair.link1!r}/{pair.link2!r}'
+        problems += check.link(pair.link1, where)
+        problems += check.link(pair.link2, where)
+    return problems
+
+
+def check_srdf_against(srdf: SrdfModel, link_names: Collection[str],
+                       joint_names: Collection[str]) -> None:
+    """Strict form of :func:`validate_srdf_against`: raise if any name is unknown.
+
+    Args:
+        srdf: The parsed SRDF.
+        link_names: Every link name of the URDF.
+        joint_names: Every joint name of the URDF.
+
+    Raises:
+        SrdfLoadError: At least one problem; the message names the SRDF source and lists every
+            problem, one per line.
+    """
+    problems = validate_srdf_against(srdf, link_names, joint_names)
+    if problems:
+        listing = ''.join(f'\n  - {p}' for p in problems)
+        raise SrdfLoadError(f'{srdf.source}: SRDF of robot {srdf.name!r} does not match the '
+                            f'URDF ({len(problems)} problem(s)):{listing}')
+
+
+class _NameChecker:
+    """Membership tests with "did you mean" suggestions, memoized per unknown name."""
+
+    def __init__(self, links: frozenset[str], joints: frozenset[str]) -> None:
+        self._known = {'link': links, 'joint': joints}
+        self._hints: dict[tuple[str, str], str] = {}
+
+    def link(self, name: str, where: str) -> list[str]:
+        return self._check('link', name, where)
+
+    def joint(self, name: str, where: str) -> list[str]:
+        return self._check('joint', name, where)
+
+    def _check(self, kind: str, name: str, where: str) -> list[str]:
+        known = self._known[kind]
+        if name in known:
+            return []
+        key = (kind, name)
+        if key not in self._hints:
+            close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.6)
+            self._hints[key] = ('; did you mean ' + ' or '.join(repr(c) for c in close) + '?'
+                                if close else '')
+        return [f'{where}: unknown {kind} {name!r}{self._hints[key]}']
+
+
+class _SrdfParser:
+    """One parse of one document: the source name and the notes collected so far."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.notes: list[str] = []
+
+    def parse(self, root: etree._Element) -> SrdfModel:
+        if root.tag != 'robot':
+            raise self._error(f'root element is <{root.tag}>, expected <robot>', root)
+        name = self._required(root, 'name')
+        groups = self._groups(root)
+        group_states = self._group_states(root, groups)
+        virtual_joints = self._virtual_joints(root)
+        passive_joints = tuple(self._required(el, 'name')
+                               for el in _children(root, 'passive_joint'))
+        end_effectors = self._end_effectors(root, groups)
+        disabled = tuple(
+            SrdfDisabledCollision(self._required(el, 'link1'), self._required(el, 'link2'),
+                                  el.get('reason', ''))
+            for el in _children(root, 'disable_collisions'))
+        for el in root:
+            if isinstance(el.tag, str) and el.tag not in _HANDLED:
+                self._skip(el)
+        return SrdfModel(name=name, groups=tuple(groups.values()), group_states=group_states,
+                         virtual_joints=virtual_joints, passive_joints=passive_joints,
+                         end_effectors=end_effectors, disabled_collisions=disabled,
+                         notes=tuple(self.notes), source=self.source)
+
+    def _groups(self, root: etree._Element) -> dict[str, SrdfGroup]:
+        """Every group, keyed by name, in document order; subgroups are checked."""
+        groups: dict[str, SrdfGroup] = {}
+        elements: dict[str, etree._Element] = {}
+        for el in _children(root, 'group'):
+            name = self._required(el, 'name')
+            if name in groups:
+                raise self._error(f'duplicate group name {name!r} (first defined on line '
+                                  f'{elements[name].sourceline})', el)
+            joints: list[str] = []
+            links: list[str] = []
+            chains: list[tuple[str, str]] = []
+            subgroups: list[str] = []
+            for child in el:
+                if not isinstance(child.tag, str):
+                    continue
+                if child.tag == 'joint':
+                    joints.append(self._required(child, 'name'))
+                elif child.tag == 'link':
+                    links.append(self._required(child, 'name'))
+                elif child.tag == 'chain':
+                    chains.append((self._required(child, 'base_link'),
+                                   self._required(child, 'tip_link')))
+                elif child.tag == 'group':
+                    subgroups.append(self._required(child, 'name'))
+                else:
+                    self._skip(child)
+            groups[name] = SrdfGroup(name, tuple(joints), tuple(links), tuple(chains),
+                                     tuple(subgroups))
+            elements[name] = el
+        for name, el in elements.items():
+            for child in _children(el, 'group'):
+                sub = child.get('name', '')
+                if sub not in groups:
+                    raise self._error(f'group {name!r} includes unknown subgroup {sub!r}'
+                                      f'{_suggest(sub, groups)}', child)
+        self._check_subgroup_cycles(groups, elements)
+        return groups
+
+    def _check_subgroup_cycles(self, groups: dict[str, SrdfGroup],
+                               elements: dict[str, etree._Element]) -> None:
+        """Raise on the first group that includes itself, directly or through subgroups.
+
+        Iterative depth-first search (a hostile document may nest thousands of groups).
+        """
+        on_path, done = 1, 2
+        state: dict[str, int] = {}
+        for start in groups:
+            if start in state:
+                continue
+            path = [start]
+            state[start] = on_path
+            pending = [iter(groups[start].subgroups)]
+            while pending:
+                sub = next(pending[-1], None)
+                if sub is None:
+                    state[path.pop()] = done
+                    pending.pop()
+                elif state.get(sub) == on_path:
+                    cycle = [*path[path.index(sub):], sub]
+                    raise self._error('subgroup cycle: ' + ' -> '.join(repr(g) for g in cycle),
+                                      elements[sub])
+                elif sub not in state:
+                    state[sub] = on_path
+                    path.append(sub)
+                    pending.append(iter(groups[sub].subgroups))
+
+    def _group_states(self, root: etree._Element,
+                      groups: dict[str, SrdfGroup]) -> tuple[SrdfGroupState, ...]:
+        states: dict[tuple[str, str], SrdfGroupState] = {}
+        lines: dict[tuple[str, str], int | None] = {}
+        for el in _children(root, 'group_state'):
+            name = self._required(el, 'name')
+            group = self._required(el, 'group')
+            if group not in groups:
+                raise self._error(f'group_state {name!r} refers to unknown group {group!r}'
+                                  f'{_suggest(group, groups)}', el)
+            key = (group, name)
+            if key in states:
+                raise self._error(f'duplicate group_state {name!r} for group {group!r} (first '
+                                  f'defined on line {lines[key]})', el)
+            values: dict[str, tuple[float, ...]] = {}
+            for child in el:
+                if not isinstance(child.tag, str):
+                    continue
+                if child.tag != 'joint':
+                    self._skip(child)
+                    continue
+                joint = self._required(child, 'name')
+                if joint in values:
+                    raise self._error(f'joint {joint!r} is given twice in group_state {name!r}',
+                                      child)
+                values[joint] = self._joint_values(child)
+            states[key] = SrdfGroupState(name, group, values)
+            lines[key] = el.sourceline
+        return tuple(states.values())
+
+    def _joint_values(self, el: etree._Element) -> tuple[float, ...]:
+        """The finite numbers of a group_state ``<joint value="v1 [v2 ...]">``."""
+        text = self._required(el, 'value')
+        values: list[float] = []
+        for token in text.split():
+            if not _NUMBER.fullmatch(token):
+                if _is_non_finite(token):
+                    raise self._error(f'joint value {token!r} is not finite', el)
+                raise self._error(f'joint value {token!r} is not a number', el)
+            value = float(token)
+            if not math.isfinite(value):  # e.g. 1e999 overflows to inf
+                raise self._error(f'joint value {token!r} is not finite', el)
+            values.append(value)
+        return tuple(values)
+
+    def _virtual_joints(self, root: etree._Element) -> tuple[SrdfVirtualJoint, ...]:
+        joints: dict[str, SrdfVirtualJoint] = {}
+        for el in _children(root, 'virtual_joint'):
+            name = self._required(el, 'name')
+            joint_type = self._required(el, 'type').strip().lower()
+            if joint_type not in VIRTUAL_JOINT_TYPES:
+                raise self._error(f'unknown virtual joint type {el.get("type")!r}; expected one '
+                                  f'of {", ".join(sorted(VIRTUAL_JOINT_TYPES))}', el)
+            parent_frame = self._required(el, 'parent_frame')
+            child_link = self._required(el, 'child_link')
+            if name in joints:
+                raise self._error(f'duplicate virtual_joint name {name!r}', el)
+            joints[name] = SrdfVirtualJoint(name, joint_type, parent_frame, child_link)
+        return tuple(joints.values())
+
+    def _end_effectors(self, root: etree._Element,
+                       groups: dict[str, SrdfGroup]) -> tuple[SrdfEndEffector, ...]:
+        effectors: dict[str, SrdfEndEffector] = {}
+        for el in _children(root, 'end_effector'):
+            name = self._required(el, 'name')
+            parent_link = self._required(el, 'parent_link')
+            group = self._required(el, 'group')
+            parent_group = el.get('parent_group') or None
+            for attribute, ref in (('group', group), ('parent_group', parent_group)):
+                if ref is not None and ref not in groups:
+                    raise self._error(f'end_effector {name!r} refers to unknown {attribute} '
+                                      f'{ref!r}{_suggest(ref, groups)}', el)
+            if name in effectors:
+                raise self._error(f'duplicate end_effector name {name!r}', el)
+            effectors[name] = SrdfEndEffector(name, parent_link, group, parent_group)
+        return tuple(effectors.values())
+
+    def _required(self, el: etree._Element, attribute: str) -> str:
+        value = el.get(attribute)
+        if value is None or not value.strip():
+            raise self._error(f'<{el.tag}> is missing the required attribute {attribute!r}', el)
+        return str(value)
+
+    def _skip(self, el: etree._Element) -> None:
+        """Record (and log) an element that is ignored on purpose."""
+        tag = str(el.tag)
+        if tag in _SKIPPED_INFO:
+            why, level = _SKIPPED_INFO[tag], logging.INFO
+        elif tag in _SKIPPED_WARNING:
+            why, level = _SKIPPED_WARNING[tag], logging.WARNING
+        else:
+            where = 'the document' if el.getparent() is None else _describe(el.getparent())
+            why, level = f'unknown SRDF element in {where}', logging.WARNING
+        note = f'{self.source}: line {el.sourceline}: <{tag}> ignored: {why}'
+        self.notes.append(note)
+        _LOG.log(level, note)
+
+    def _error(self, message: str, el: etree._Element) -> SrdfLoadError:
+        line = f', line {el.sourceline}' if el.sourceline is not None else ''
+        return SrdfLoadError(f'{self.source}: {message} (in {_describe(el)}{line})')
+
+
+_HANDLED = frozenset({'group', 'group_state', 'virtual_joint', 'passive_joint', 'end_effector',
+                      'disable_collisions'})
+
+
+def _children(el: etree._Element, tag: str) -> Iterator[etree._Element]:
+    """Direct children of ``el`` with this tag, in document order."""
+    return (child for child in el if child.tag == tag)
+
+
+def _describe(el: etree._Element) -> str:
+    """``"<joint name='elbow'> of <group_state name='home'>"``: the element and its parents."""
+    parts: list[str] = []
+    node: etree._Element | None = el
+    while node is not None and node.getparent() is not None:
+        name = node.get('name')
+        parts.append(f'<{node.tag} name={name!r}>' if name else f'<{node.tag}>')
+        node = node.getparent()
+    if not parts:  # the root element itself
+        return f'<{el.tag}>'
+    return ' of '.join(parts)
+
+
+def _suggest(name: str, known: Collection[str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    return '; did you mean ' + ' or '.join(repr(c) for c in close) + '?' if close else ''
+
+
+def _is_non_finite(token: str) -> bool:
+    try:
+        return not math.isfinite(float(token))
+    except ValueError:
+        return False

@@ -1,0 +1,633 @@
+"""The compiled, immutable robot model (MoveIt ``RobotModel`` + Pinocchio ``Model`` bookkeeping).
+
+A :class:`RobotModel` is compiled once from a :class:`~robot_state_core.scene_graph.SceneGraph`
+(and optionally an SRDF) into structure-of-arrays form; every array is read-only and editing the
+graph afterwards never changes the model (design study B1, B6).
+
+Conventions:
+    * Joint order is depth-first from the root (children in the graph's insertion order); joint
+      ``j`` moves link ``joint_child_link[j]``. Link order is the root followed by the child links
+      in joint order.
+    * ``q`` (size ``nq``) holds the position variables of every non-fixed joint in joint order,
+      named the MoveIt way (``joint`` or ``joint/suffix``); ``v`` has size ``nv`` (``nq`` minus
+      one per quaternion FLOATING joint). ``joint_q_start/joint_nq/joint_v_start/joint_nv`` are
+      Pinocchio's ``idx_qs/nqs/idx_vs/nvs``.
+    * Mimic joints keep their variable in ``q``; the affine map
+      ``q[mimic_variable] = mimic_multiplier * q[mimic_source] + mimic_offset`` (chains composed
+      down to a non-mimic source) keeps it consistent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from robot_state_core.errors import SrdfLoadError, UnknownNameError
+from robot_state_core.joint_model_group import JointModelGroup
+from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointType
+from robot_state_core.links import Link
+from robot_state_core.transforms import FloatArray
+
+IntArray = NDArray[np.intp]
+BoolArray = NDArray[np.bool_]
+
+#: Integer codes of joint types in ``RobotModel.joint_type_codes`` (index into this tuple).
+JOINT_TYPE_ORDER: tuple[JointType, ...] = tuple(JointType)
+DEFAULT_IK_TIMEOUT = 0.005
+
+
+def _ro(a: Any, dtype: Any = np.float64) -> Any:
+    arr = np.array(a, dtype=dtype)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True)
+class VariableSelection:
+    """Names resolved once to variable indices (design study B1.5).
+
+    Attributes:
+        variable_indices: Indices into ``q`` of the known names.
+        input_indices: Positions of those names in the input sequence.
+        unknown_names: Input names the model does not know (empty in strict mode).
+    """
+
+    variable_indices: IntArray
+    input_indices: IntArray
+    unknown_names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EndEffector:
+    """An SRDF end effector: ``group`` attached to ``parent_link`` (of ``parent_group``)."""
+
+    name: str
+    parent_link: str
+    group: str
+    parent_group: str = ''
+
+
+class RobotModel:
+    """Immutable compiled kinematic model. Build with :meth:`from_scene_graph` or the loaders.
+
+    Attributes (all arrays read-only):
+        name: Robot name.
+        model_frame: Frame every pose is expressed in: the root link, or the parent frame of
+            the SRDF virtual joint.
+        link_names, joint_names, variable_names: Names in model order.
+        joint_types: (J,) ``JointType`` per joint; ``joint_type_codes`` the same as ints.
+        joint_parent_link, joint_child_link: (J,) link indices.
+        link_parent_joint: (L,) joint index moving each link (-1 for the root).
+        link_depth: (L,) depth of each link in the tree (root 0).
+        levels: Joint index arrays grouped by the depth of their child link (FK sweeps).
+        joint_origins: (J, 4, 4) ``X_PJ`` per joint. joint_axes: (J, 3) unit axes.
+        joint_q_start, joint_nq, joint_v_start, joint_nv: (J,) variable layout.
+        nq, nv: Totals.
+        variable_lower, variable_upper: (nq,) position bounds (±inf when unbounded).
+        variable_bounded: (nq,) whether the bounds are real position limits (False for
+            continuous joints, planar theta, unbounded translations).
+        variable_velocity_limits, variable_acceleration_limits, variable_effort_limits,
+            variable_jerk_limits: (nq,) magnitudes (inf when unspecified).
+        variable_joint: (nq,) joint index owning each variable.
+        default_positions: (nq,) 0, or the middle of the bounds when 0 is outside them;
+            quaternions (0, 0, 0, 1).
+        mimic_variable, mimic_source, mimic_multiplier, mimic_offset: (m,) the mimic map.
+        active_variable_mask: (nq,) variables that are not mimic-driven.
+    """
+
+    # ------------------------------------------------------------------ construction
+
+    def __init__(self, graph: Any, srdf: Any | None = None,
+                 kinematics: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        """Compile ``graph`` (a SceneGraph, copied) with an optional ``SrdfModel``.
+
+        Prefer :meth:`from_scene_graph`. ``kinematics`` maps group names to
+        ``{'kinematics_solver_timeout': seconds, ...}`` (MoveIt's kinematics.yaml).
+
+        Raises:
+            ValueError: The graph is empty, not a tree, or has an UNKNOWN joint.
+            SrdfLoadError: The SRDF names links, joints or groups the model does not have.
+        """
+        graph = graph.clone()
+        if srdf is not None:
+            self._add_virtual_joints(graph, srdf)
+        if graph.is_empty():
+            raise ValueError('RobotModel: the scene graph is empty')
+        if not graph.is_tree():
+            raise ValueError(f'RobotModel: scene graph {graph.get_name()!r} is not a tree '
+                             '(every link but the root needs exactly one parent joint)')
+        self._graph = graph
+        self.name: str = graph.get_name()
+        self.srdf = srdf
+        self.version: int = int(getattr(graph, 'version', 0))
+        self._compile_tree(graph)
+        self._compile_variables()
+        self._compile_mimic()
+        self.model_frame: str = self.link_names[0]
+        self._compile_semantics(srdf, kinematics or {})
+
+    @classmethod
+    def from_scene_graph(cls, graph: Any, srdf: Any | None = None,
+                         kinematics: Mapping[str, Mapping[str, Any]] | None = None
+                         ) -> RobotModel:
+        """Compile a scene graph (and SRDF) into a model (SG → model; the graph is copied)."""
+        return cls(graph, srdf, kinematics)
+
+    @classmethod
+    def from_urdf_file(cls, urdf: str | Path, srdf: str | Path | None = None,
+                       **load_kwargs: Any) -> RobotModel:
+        """Load a URDF file (and an SRDF file) and compile them.
+
+        Args:
+            urdf: URDF path.
+            srdf: SRDF path, or ``None``.
+            **load_kwargs: Passed to :func:`~robot_state_core.io.urdf.load_urdf_file`
+                (``package_map``, ``package_roots``, ``strict_meshes``, ...).
+        """
+        from robot_state_core.io.srdf import read_srdf_file
+        from robot_state_core.io.urdf import load_urdf_file
+
+        result = load_urdf_file(urdf, **load_kwargs)
+        model = cls(result.scene_graph, read_srdf_file(srdf) if srdf is not None else None)
+        model.load_warnings = result.warnings
+        model.unresolved_meshes = result.unresolved_meshes
+        return model
+
+    @classmethod
+    def from_urdf_string(cls, urdf: str | bytes, srdf: str | bytes | None = None,
+                         **load_kwargs: Any) -> RobotModel:
+        """Load URDF (and SRDF) documents, e.g. ``robot_description`` parameters, and compile."""
+        from robot_state_core.io.srdf import parse_srdf
+        from robot_state_core.io.urdf import load_urdf_string
+
+        result = load_urdf_string(urdf, **load_kwargs)
+        model = cls(result.scene_graph, parse_srdf(srdf, source='robot_description_semantic')
+                    if srdf else None)
+        model.load_warnings = result.warnings
+        model.unresolved_meshes = result.unresolved_meshes
+        return model
+
+    load_warnings: tuple[str, ...] = ()
+    unresolved_meshes: tuple[str, ...] = ()
+
+    @staticmethod
+    def _add_virtual_joints(graph: Any, srdf: Any) -> None:
+        for vj in getattr(srdf, 'virtual_joints', ()):
+            jtype = JointType(vj.type)
+            if graph.get_link(vj.child_link) is None:
+                raise SrdfLoadError(f'virtual joint {vj.name!r}: child link {vj.child_link!r} '
+                                    'is not a link of the URDF')
+            if graph.get_link(vj.parent_frame) is None:
+                graph.add_link(Link(vj.parent_frame))
+            joint = Joint(vj.name, jtype, vj.parent_frame, vj.child_link)
+            if not graph.add_joint(joint):
+                raise SrdfLoadError(f'virtual joint {vj.name!r} could not connect '
+                                    f'{vj.parent_frame!r} to {vj.child_link!r}')
+            graph.set_root(vj.parent_frame)
+
+    def _compile_tree(self, graph: Any) -> None:
+        root = graph.get_root()
+        joints: list[Joint] = []
+        link_names = [root]
+        stack = [(root, 0)]
+        depth = {root: 0}
+        # Depth-first, children in insertion order (reversed onto the stack).
+        while stack:
+            link, d = stack.pop()
+            outbound = list(graph.get_outbound_joints(link))
+            for joint in reversed(outbound):
+                stack.append((joint.child_link_name, d + 1))
+            for joint in outbound:
+                depth[joint.child_link_name] = d + 1
+            if link != root:
+                joints.append(graph.get_inbound_joints(link)[0])
+                link_names.append(link)
+        for joint in joints:
+            if joint.type is JointType.UNKNOWN:
+                raise ValueError(f'RobotModel: joint {joint.name!r} has type UNKNOWN, which has '
+                                 'no kinematics')
+        self.joints: tuple[Joint, ...] = tuple(j.clone() for j in joints)
+        self.links: tuple[Link, ...] = tuple(graph.get_link(n).clone() for n in link_names)
+        self.link_names: tuple[str, ...] = tuple(link_names)
+        self.joint_names: tuple[str, ...] = tuple(j.name for j in joints)
+        self._link_index = {n: i for i, n in enumerate(self.link_names)}
+        self._joint_index = {n: i for i, n in enumerate(self.joint_names)}
+        self.joint_types: tuple[JointType, ...] = tuple(j.type for j in joints)
+        self.joint_type_codes = _ro([JOINT_TYPE_ORDER.index(t) for t in self.joint_types],
+                                    np.intp)
+        self.joint_parent_link = _ro([self._link_index[j.parent_link_name] for j in joints],
+                                     np.intp)
+        self.joint_child_link = _ro([self._link_index[j.child_link_name] for j in joints],
+                                    np.intp)
+        parent_joint = np.full(len(link_names), -1, dtype=np.intp)
+        parent_joint[self.joint_child_link] = np.arange(len(joints))
+        self.link_parent_joint = _ro(parent_joint, np.intp)
+        self.link_depth = _ro([depth[n] for n in link_names], np.intp)
+        child_depth = self.link_depth[self.joint_child_link] if joints else np.zeros(0, np.intp)
+        self.levels: tuple[IntArray, ...] = tuple(
+            _ro(np.flatnonzero(child_depth == d), np.intp)
+            for d in range(1, int(child_depth.max(initial=0)) + 1))
+        self.joint_origins = _ro(np.stack([j.parent_to_joint_origin_transform for j in joints])
+                                 if joints else np.zeros((0, 4, 4)))
+        self.joint_axes = _ro(np.stack([j.axis for j in joints]) if joints
+                              else np.zeros((0, 3)))
+
+    def _compile_variables(self) -> None:
+        nqs = [JOINT_TYPE_INFO[t].nq for t in self.joint_types]
+        nvs = [JOINT_TYPE_INFO[t].nv for t in self.joint_types]
+        self.joint_nq = _ro(nqs, np.intp)
+        self.joint_nv = _ro(nvs, np.intp)
+        self.joint_q_start = _ro(np.concatenate([[0], np.cumsum(nqs)[:-1]]) if nqs else [],
+                                 np.intp)
+        self.joint_v_start = _ro(np.concatenate([[0], np.cumsum(nvs)[:-1]]) if nvs else [],
+                                 np.intp)
+        self.nq = int(sum(nqs))
+        self.nv = int(sum(nvs))
+        names: list[str] = []
+        owner: list[int] = []
+        lower: list[float] = []
+        upper: list[float] = []
+        bounded: list[bool] = []
+        vel: list[float] = []
+        acc: list[float] = []
+        eff: list[float] = []
+        jerk: list[float] = []
+        inf = math.inf
+        for j, joint in enumerate(self.joints):
+            info = joint.info
+            names.extend(joint.variable_names())
+            owner.extend([j] * info.nq)
+            lim = joint.limits
+
+            def mag(value: float | None) -> float:
+                return abs(value) if value else inf
+
+            v, a, e, jk = ((mag(lim.velocity), mag(lim.acceleration), mag(lim.effort),
+                            mag(lim.jerk)) if lim is not None else (inf, inf, inf, inf))
+            if joint.type in (JointType.REVOLUTE, JointType.PRISMATIC):
+                assert lim is not None  # guaranteed by SceneGraph.add_joint (SG-14)
+                lo, hi, b = [lim.lower], [lim.upper], [True]
+            elif joint.type is JointType.CONTINUOUS:
+                lo, hi, b = [-math.pi], [math.pi], [False]
+            elif joint.type is JointType.PLANAR:
+                lo, hi, b = [-inf, -inf, -math.pi], [inf, inf, math.pi], [False] * 3
+            elif joint.type is JointType.FLOATING:
+                lo = [-inf] * 3 + [-1.0] * 4
+                hi = [inf] * 3 + [1.0] * 4
+                b = [False] * 3 + [True] * 4
+            elif joint.type is JointType.RPY_FLOATING:
+                lo, hi, b = [-inf] * 6, [inf] * 6, [False] * 6
+            else:
+                lo, hi, b = [], [], []
+            lower += lo
+            upper += hi
+            bounded += b
+            vel += [v] * info.nq
+            acc += [a] * info.nq
+            eff += [e] * info.nq
+            jerk += [jk] * info.nq
+        self.variable_names: tuple[str, ...] = tuple(names)
+        self._variable_index = {n: i for i, n in enumerate(names)}
+        self.variable_joint = _ro(owner, np.intp)
+        self.variable_lower = _ro(lower)
+        self.variable_upper = _ro(upper)
+        self.variable_bounded = _ro(bounded, np.bool_)
+        self.variable_velocity_limits = _ro(vel)
+        self.variable_acceleration_limits = _ro(acc)
+        self.variable_effort_limits = _ro(eff)
+        self.variable_jerk_limits = _ro(jerk)
+        default = np.zeros(self.nq)
+        low, high = np.asarray(lower), np.asarray(upper)
+        outside = (low > 0) | (high < 0)
+        default[outside] = 0.5 * (low[outside] + high[outside])
+        for j, joint in enumerate(self.joints):
+            if joint.type is JointType.FLOATING:
+                default[self.joint_q_start[j] + 6] = 1.0  # quaternion (0, 0, 0, 1) xyzw
+        self._default_unmimicked = default  # made read-only once mimic is applied
+
+    def _compile_mimic(self) -> None:
+        by_name = {j.name: j for j in self.joints}
+        variables, sources, mults, offsets = [], [], [], []
+        for j, joint in enumerate(self.joints):
+            if joint.mimic is None or JOINT_TYPE_INFO[joint.type].nq == 0:
+                continue  # a <mimic> on a fixed joint has nothing to drive (Talos has them)
+            mult, off = 1.0, 0.0
+            current = joint
+            seen = {joint.name}
+            while current.mimic is not None:
+                target = by_name.get(current.mimic.joint_name)
+                if target is None:
+                    raise ValueError(f'RobotModel: joint {current.name!r} mimics unknown joint '
+                                     f'{current.mimic.joint_name!r}')
+                if target.name in seen:
+                    raise ValueError(f'RobotModel: mimic cycle through joints {sorted(seen)}')
+                if JOINT_TYPE_INFO[target.type].nq != 1:
+                    raise ValueError(f'RobotModel: joint {current.name!r} mimics '
+                                     f'{target.name!r}, which is not a 1-DOF joint')
+                # q_cur = m * q_target + o  and  q = mult * q_cur + off
+                off = mult * current.mimic.offset + off
+                mult = mult * current.mimic.multiplier
+                seen.add(target.name)
+                current = target
+            variables.append(int(self.joint_q_start[j]))
+            sources.append(int(self.joint_q_start[self._joint_index[current.name]]))
+            mults.append(mult)
+            offsets.append(off)
+        self.mimic_variable = _ro(variables, np.intp)
+        self.mimic_source = _ro(sources, np.intp)
+        self.mimic_multiplier = _ro(mults)
+        self.mimic_offset = _ro(offsets)
+        mask = np.ones(self.nq, dtype=np.bool_)
+        mask[self.mimic_variable] = False
+        self.active_variable_mask = _ro(mask, np.bool_)
+        self.default_positions = _ro(self.apply_mimic(self._default_unmimicked))
+        del self._default_unmimicked
+        self.mimic_joint_names: tuple[str, ...] = tuple(
+            self.joint_names[int(self.variable_joint[v])] for v in self.mimic_variable)
+
+    # ------------------------------------------------------------------ SRDF semantics
+
+    def _compile_semantics(self, srdf: Any | None, kinematics: Mapping[str, Any]) -> None:
+        self.passive_joint_names: tuple[str, ...] = ()
+        self.end_effectors: tuple[EndEffector, ...] = ()
+        self.disabled_collision_pairs: tuple[tuple[str, str, str], ...] = ()
+        self.virtual_joint_names: tuple[str, ...] = ()
+        self._groups: dict[str, JointModelGroup] = {}
+        if srdf is None:
+            return
+        problems: list[str] = []
+        if srdf.virtual_joints:
+            self.model_frame = srdf.virtual_joints[0].parent_frame
+            self.virtual_joint_names = tuple(vj.name for vj in srdf.virtual_joints)
+        passive: list[str] = []
+        for name in srdf.passive_joints:
+            if name in self._joint_index:
+                passive.append(name)
+            else:
+                problems.append(f'passive joint {name!r} is unknown')
+        self.passive_joint_names = tuple(passive)
+        pairs = []
+        for dc in srdf.disabled_collisions:
+            missing = [n for n in (dc.link1, dc.link2) if n not in self._link_index]
+            if missing:
+                problems.append(f'disable_collisions names unknown link(s) {missing}')
+            else:
+                pairs.append((dc.link1, dc.link2, dc.reason))
+        self.disabled_collision_pairs = tuple(pairs)
+        joint_sets: dict[str, list[int]] = {}
+        chains: dict[str, tuple[str, str]] = {}
+        groups = {g.name: g for g in srdf.groups}
+
+        def collect(name: str, stack: tuple[str, ...] = ()) -> list[int]:
+            if name in joint_sets:
+                return joint_sets[name]
+            if name in stack:
+                raise SrdfLoadError(f'SRDF group cycle: {" -> ".join((*stack, name))}')
+            g = groups[name]
+            found: set[int] = set()
+            for jn in g.joints:
+                if jn in self._joint_index:
+                    found.add(self._joint_index[jn])
+                else:
+                    problems.append(f'group {name!r}: unknown joint {jn!r}')
+            for ln in g.links:
+                if ln not in self._link_index:
+                    problems.append(f'group {name!r}: unknown link {ln!r}')
+                    continue
+                pj = int(self.link_parent_joint[self._link_index[ln]])
+                if pj >= 0:
+                    found.add(pj)
+            for base, tip in g.chains:
+                path = self._chain_joints(base, tip, problems, name)
+                found.update(path)
+                chains[name] = (base, tip)
+            for sub in g.subgroups:
+                if sub not in groups:
+                    problems.append(f'group {name!r}: unknown subgroup {sub!r}')
+                    continue
+                found.update(collect(sub, (*stack, name)))
+            joint_sets[name] = sorted(found)
+            return joint_sets[name]
+
+        for name in groups:
+            collect(name)
+        if problems:
+            raise SrdfLoadError('SRDF does not match the URDF: ' + '; '.join(problems))
+        eefs = tuple(EndEffector(e.name, e.parent_link, e.group, e.parent_group)
+                     for e in srdf.end_effectors)
+        for e in eefs:
+            if e.group not in groups or e.parent_link not in self._link_index:
+                problems.append(f'end effector {e.name!r} names an unknown group or link')
+        states: dict[str, dict[str, dict[str, float]]] = {}
+        for s in srdf.group_states:
+            values: dict[str, float] = {}
+            for jn, vals in s.values.items():
+                if jn not in self._joint_index:
+                    problems.append(f'group_state {s.name!r}: unknown joint {jn!r}')
+                    continue
+                vnames = self.joints[self._joint_index[jn]].variable_names()
+                if len(vals) != len(vnames):
+                    problems.append(f'group_state {s.name!r}: joint {jn!r} needs '
+                                    f'{len(vnames)} value(s), got {len(vals)}')
+                    continue
+                values.update(zip(vnames, (float(v) for v in vals), strict=True))
+            states.setdefault(s.group, {})[s.name] = values
+        if problems:
+            raise SrdfLoadError('SRDF does not match the URDF: ' + '; '.join(problems))
+        self.end_effectors = eefs
+        for name, indices in joint_sets.items():
+            timeout = float(kinematics.get(name, {}).get('kinematics_solver_timeout',
+                                                           DEFAULT_IK_TIMEOUT))
+            self._groups[name] = self._make_group(
+                name, indices, chains.get(name), tuple(groups[name].subgroups),
+                tuple(e.name for e in eefs if e.parent_group == name),
+                states.get(name, {}), timeout)
+
+    def _chain_joints(self, base: str, tip: str, problems: list[str], group: str) -> list[int]:
+        if base not in self._link_index or tip not in self._link_index:
+            problems.append(f'group {group!r}: chain {base!r} -> {tip!r} names unknown links')
+            return []
+        path: list[int] = []
+        link = self._link_index[tip]
+        base_index = self._link_index[base]
+        while link != base_index:
+            j = int(self.link_parent_joint[link])
+            if j < 0:
+                problems.append(f'group {group!r}: {base!r} is not an ancestor of {tip!r}')
+                return []
+            path.append(j)
+            link = int(self.joint_parent_link[j])
+        return path[::-1]
+
+    def _make_group(self, name: str, joint_indices: Sequence[int],
+                    chain: tuple[str, str] | None, subgroups: tuple[str, ...],
+                    eefs: tuple[str, ...], states: Mapping[str, Mapping[str, float]],
+                    timeout: float) -> JointModelGroup:
+        idx = sorted(joint_indices)
+        joints = [self.joints[i] for i in idx]
+        active = [i for i in idx if self.joint_types[i] is not JointType.FIXED
+                  and self.joints[i].mimic is None]
+        var_idx = [v for i in idx for v in range(int(self.joint_q_start[i]),
+                                                 int(self.joint_q_start[i] + self.joint_nq[i]))]
+        act_var = [v for i in active for v in range(int(self.joint_q_start[i]),
+                                                    int(self.joint_q_start[i]
+                                                        + self.joint_nq[i]))]
+        base = tip = ''
+        is_chain = chain is not None
+        if chain is not None:
+            base, tip = chain
+        elif idx:
+            parents = [int(self.joint_parent_link[i]) for i in idx]
+            children = [int(self.joint_child_link[i]) for i in idx]
+            if all(parents[k + 1] == children[k] for k in range(len(idx) - 1)):
+                is_chain = True
+                base, tip = self.link_names[parents[0]], self.link_names[children[-1]]
+        links = ([base] if base else []) + [self.link_names[int(self.joint_child_link[i])]
+                                            for i in idx]
+        from robot_state_core.joint_model_group import _ro as ro_int
+
+        return JointModelGroup(
+            name=name, joint_names=tuple(j.name for j in joints), joint_indices=ro_int(idx),
+            active_joint_names=tuple(self.joint_names[i] for i in active),
+            active_joint_indices=ro_int(active),
+            mimic_joint_names=tuple(j.name for j in joints if j.mimic is not None),
+            variable_names=tuple(self.variable_names[v] for v in var_idx),
+            variable_indices=ro_int(var_idx),
+            active_variable_names=tuple(self.variable_names[v] for v in act_var),
+            active_variable_indices=ro_int(act_var), link_names=tuple(dict.fromkeys(links)),
+            is_chain=is_chain, base_link=base, tip_link=tip, subgroup_names=subgroups,
+            end_effector_names=eefs, named_states={k: dict(v) for k, v in states.items()},
+            default_ik_timeout=timeout)
+
+    # ------------------------------------------------------------------ lookups
+
+    @property
+    def link_count(self) -> int:
+        """Number of links ``L``."""
+        return len(self.link_names)
+
+    @property
+    def joint_count(self) -> int:
+        """Number of joints ``J`` (fixed ones included)."""
+        return len(self.joint_names)
+
+    @property
+    def variable_count(self) -> int:
+        """Number of position variables (= ``nq``)."""
+        return self.nq
+
+    @property
+    def root_link_name(self) -> str:
+        """The root link of the tree."""
+        return self.link_names[0]
+
+    def has_link(self, name: str) -> bool:
+        """Whether ``name`` is a link of the model."""
+        return name in self._link_index
+
+    def has_joint(self, name: str) -> bool:
+        """Whether ``name`` is a joint of the model."""
+        return name in self._joint_index
+
+    def has_variable(self, name: str) -> bool:
+        """Whether ``name`` is a position variable of the model."""
+        return name in self._variable_index
+
+    def has_group(self, name: str) -> bool:
+        """Whether ``name`` is a joint model group."""
+        return name in self._groups
+
+    def link_index(self, name: str) -> int:
+        """Index of link ``name``. Raises :class:`UnknownNameError` (did-you-mean)."""
+        try:
+            return self._link_index[name]
+        except KeyError:
+            raise UnknownNameError(name, 'link', self.link_names) from None
+
+    def joint_index(self, name: str) -> int:
+        """Index of joint ``name``. Raises :class:`UnknownNameError` (did-you-mean)."""
+        try:
+            return self._joint_index[name]
+        except KeyError:
+            raise UnknownNameError(name, 'joint', self.joint_names) from None
+
+    def variable_index(self, name: str) -> int:
+        """Index into ``q`` of variable ``name``. Raises :class:`UnknownNameError`."""
+        try:
+            return self._variable_index[name]
+        except KeyError:
+            raise UnknownNameError(name, 'variable', self.variable_names) from None
+
+    def joint(self, name: str) -> Joint:
+        """The (copied, frozen-by-convention) joint ``name``."""
+        return self.joints[self.joint_index(name)]
+
+    def link(self, name: str) -> Link:
+        """The link ``name``."""
+        return self.links[self.link_index(name)]
+
+    def resolve_variables(self, names: Iterable[str],
+                          unknown: Literal['raise', 'ignore'] = 'raise') -> VariableSelection:
+        """Resolve variable names to indices once (cache the result on hot paths).
+
+        Args:
+            names: Variable names (e.g. ``JointState.name``).
+            unknown: ``'raise'`` (default) raises on the first unknown name; ``'ignore'``
+                skips unknown names and reports them in ``unknown_names``.
+
+        Raises:
+            UnknownNameError: An unknown name in ``'raise'`` mode.
+        """
+        var_idx, in_idx, missing = [], [], []
+        for k, name in enumerate(names):
+            v = self._variable_index.get(name)
+            if v is None:
+                if unknown == 'raise':
+                    raise UnknownNameError(name, 'variable', self.variable_names)
+                missing.append(name)
+            else:
+                var_idx.append(v)
+                in_idx.append(k)
+        return VariableSelection(_ro(var_idx, np.intp), _ro(in_idx, np.intp), tuple(missing))
+
+    def variable_indices(self, names: Iterable[str]) -> IntArray:
+        """Indices into ``q`` of ``names`` (all must exist)."""
+        return self.resolve_variables(names).variable_indices
+
+    @property
+    def group_names(self) -> tuple[str, ...]:
+        """Names of the joint model groups (SRDF order)."""
+        return tuple(self._groups)
+
+    def group(self, name: str) -> JointModelGroup:
+        """The joint model group ``name``. Raises :class:`UnknownNameError`."""
+        try:
+            return self._groups[name]
+        except KeyError:
+            raise UnknownNameError(name, 'group', self._groups) from None
+
+    @property
+    def groups(self) -> Mapping[str, JointModelGroup]:
+        """All joint model groups by name."""
+        return dict(self._groups)
+
+    def apply_mimic(self, q: FloatArray) -> FloatArray:
+        """Write every mimic variable of ``q`` (..., nq) from its source, in place; returns q."""
+        if self.mimic_variable.size:
+            q[..., self.mimic_variable] = (self.mimic_multiplier * q[..., self.mimic_source]
+                                           + self.mimic_offset)
+        return q
+
+    def to_scene_graph(self) -> Any:
+        """An editable copy of the scene graph this model was compiled from."""
+        return self._graph.clone()
+
+    def __repr__(self) -> str:
+        return (f'RobotModel({self.name!r}: {self.link_count} links, {self.joint_count} joints, '
+                f'nq={self.nq}, nv={self.nv}, groups={list(self._groups)})')
