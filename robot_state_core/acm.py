@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from robot_state_core.errors import InvalidArgumentError
+
 DecideContactFn = Callable[[Any], bool]
 '''A conditional entry's decider: ``decider(contact) -> bool``, True if the contact is allowed.'''
 
@@ -69,7 +71,7 @@ class AcmEntry:
 
     def __post_init__(self) -> None:
         if (self.type is AllowedCollisionType.CONDITIONAL) != (self.decider is not None):
-            raise ValueError(f'AcmEntry: a {self.type.value} entry '
+            raise InvalidArgumentError(f'AcmEntry: a {self.type.value} entry '
                              + ('needs a decider' if self.decider is None else 'takes no decider'))
 
 
@@ -103,7 +105,7 @@ def _check_name(method: str, name: object) -> str:
     if not isinstance(name, str):
         raise TypeError(f'AllowedCollisionMatrix.{method}: names are str, got {name!r}')
     if not name:
-        raise ValueError(f'AllowedCollisionMatrix.{method}: empty name')
+        raise InvalidArgumentError(f'AllowedCollisionMatrix.{method}: empty name')
     return name
 
 

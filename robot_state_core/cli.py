@@ -2,7 +2,7 @@
 
 Sub-commands:
     run     the ROS node on a URDF (default: the embedded robot), with a live status line.
-    check   load a URDF and report what it contains.
+    check   load a URDF (and SRDF) and report what it contains.
 
 ROS is imported only by ``run``, so ``check`` works without a ROS installation.
 """
@@ -16,7 +16,7 @@ import sys
 
 from robot_state_core.default_robot import default_robot_urdf_path
 from robot_state_core.errors import RobotStateCoreError
-from robot_state_core.io.urdf import read_urdf_file
+from robot_state_core.robot_model import RobotModel
 
 
 def _cmd_run(ns: argparse.Namespace) -> int:
@@ -27,12 +27,22 @@ def _cmd_run(ns: argparse.Namespace) -> int:
 
 
 def _cmd_check(ns: argparse.Namespace) -> int:
-    robot, warnings = read_urdf_file(ns.urdf)
-    types = Counter(j.type for j in robot.joints)
-    print(f"robot '{robot.name}': {len(robot.links)} links, {len(robot.joints)} joints "
-          f"({', '.join(f'{n} {t}' for t, n in sorted(types.items()))})")
-    for w in warnings:
+    model = RobotModel.from_urdf_file(ns.urdf, ns.srdf)
+    types = Counter(t.value for t in model.joint_types)
+    print(f"robot '{model.name}': {model.link_count} links, {model.joint_count} joints "
+          f"({', '.join(f'{n} {t}' for t, n in sorted(types.items()))}), nq={model.nq}, "
+          f'nv={model.nv}, model frame {model.model_frame!r}')
+    if model.mimic_joint_names:
+        print(f"mimic joints: {', '.join(model.mimic_joint_names)}")
+    for name in model.group_names:
+        group = model.group(name)
+        chain = f' chain {group.base_link} -> {group.tip_link}' if group.is_chain else ''
+        print(f'group {name!r}: {len(group.active_joint_names)} active joints{chain}; '
+              f"states: {', '.join(group.named_states) or '-'}")
+    for w in (*model.load_warnings, *model.srdf_warnings):
         print(f'warning: {w}')
+    for uri in model.unresolved_meshes:
+        print(f'unresolved mesh: {uri}')
     return 0
 
 
@@ -48,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.set_defaults(func=_cmd_run)
     p_check = sub.add_parser('check', help='load a URDF and report its contents')
     p_check.add_argument('urdf', help='URDF file')
+    p_check.add_argument('srdf', nargs='?', default=None, help='SRDF file (optional)')
     p_check.set_defaults(func=_cmd_check)
     return parser
 

@@ -16,6 +16,14 @@ class RobotStateCoreError(Exception):
     """Base class of every exception raised by robot_state_core."""
 
 
+class InvalidArgumentError(RobotStateCoreError, ValueError):
+    """An argument has the wrong shape, is not finite, or is out of its documented range."""
+
+
+class ModelError(RobotStateCoreError, ValueError):
+    """A model is structurally unusable for kinematics (not a tree, unknown joint type, ...)."""
+
+
 class RobotDescriptionError(RobotStateCoreError):
     """A robot description (URDF or SRDF) could not be loaded."""
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from robot_state_core.transforms import FloatArray, quat_xyzw_from_rotation, rotation_from_rpy
+from robot_state_core.transforms import FloatArray, quat_xyzw_from_rotation
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,23 +35,22 @@ class FrameTransforms:
         return len(self.child_frames)
 
 
-def fixed_joint_transforms(urdf_robot: Any) -> FrameTransforms:
-    """The transforms of every fixed joint of a parsed URDF (what ``/tf_static`` carries).
+def fixed_joint_transforms(model: Any) -> FrameTransforms:
+    """The transforms of every fixed joint of a model (what ``/tf_static`` carries).
 
     Args:
-        urdf_robot: A ``urdf_parser_py.urdf.Robot``.
+        model: A :class:`~robot_state_core.robot_model.RobotModel`.
 
     Returns:
-        One transform per fixed joint, ``X_PC`` = the joint origin, in document order.
+        One transform per fixed joint, ``X_PC`` = the joint origin ``X_PJ``, in model order.
     """
-    fixed = [j for j in urdf_robot.joints if j.type == 'fixed']
-    xyz = np.array([(j.origin.xyz if j.origin is not None and j.origin.xyz is not None
-                     else (0.0, 0.0, 0.0)) for j in fixed], dtype=np.float64).reshape(-1, 3)
-    rpy = np.array([(j.origin.rpy if j.origin is not None and j.origin.rpy is not None
-                     else (0.0, 0.0, 0.0)) for j in fixed], dtype=np.float64).reshape(-1, 3)
+    from robot_state_core.joints import JointType
+
+    fixed = np.array([t is JointType.FIXED for t in model.joint_types], dtype=bool)
+    X = model.joint_origins[fixed]
     return FrameTransforms(
-        parent_frames=tuple(j.parent for j in fixed),
-        child_frames=tuple(j.child for j in fixed),
-        translations=xyz,
-        quats_xyzw=quat_xyzw_from_rotation(rotation_from_rpy(rpy)).reshape(-1, 4),
+        parent_frames=tuple(model.link_names[i] for i in model.joint_parent_link[fixed]),
+        child_frames=tuple(model.link_names[i] for i in model.joint_child_link[fixed]),
+        translations=X[:, :3, 3].copy(),
+        quats_xyzw=quat_xyzw_from_rotation(X[:, :3, :3]).reshape(-1, 4),
     )

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from robot_state_core.errors import SingularityError
+from robot_state_core.errors import InvalidArgumentError, SingularityError
 from robot_state_core.transforms import FloatArray, pose_from_xyz_rpy
 
 __all__ = [
@@ -59,7 +59,8 @@ def _batch(a: ArrayLike, n: int, function: str, argument: str) -> FloatArray:
     """``a`` as float64 with shape ``(..., n)``; ValueError naming the expected shape."""
     arr = np.asarray(a, dtype=np.float64)
     if arr.ndim < 1 or arr.shape[-1] != n:
-        raise ValueError(f'{function}: {argument} must have shape (..., {n}), got {arr.shape}')
+        raise InvalidArgumentError(
+            f'{function}: {argument} must have shape (..., {n}), got {arr.shape}')
     return arr
 
 
@@ -129,7 +130,8 @@ def rpy_from_rotation(R: ArrayLike) -> FloatArray:
     """
     m = np.asarray(R, dtype=np.float64)
     if m.ndim < 2 or m.shape[-2:] != (3, 3):
-        raise ValueError(f'rpy_from_rotation: R must have shape (..., 3, 3), got {m.shape}')
+        raise InvalidArgumentError(
+            f'rpy_from_rotation: R must have shape (..., 3, 3), got {m.shape}')
     cos_pitch = np.hypot(m[..., 0, 0], m[..., 1, 0])
     pitch = np.arctan2(-m[..., 2, 0], cos_pitch)
     singular = cos_pitch < _RPY_EXTRACTION_SINGULAR_TOL
@@ -273,6 +275,6 @@ def _broadcast_batch(q: FloatArray, other: FloatArray, function: str,
     try:
         return np.broadcast_shapes(q.shape[:-1], other.shape[:-1])
     except ValueError as err:
-        raise ValueError(
+        raise InvalidArgumentError(
             f'{function}: batch shape of {argument} {other.shape[:-1]} does not broadcast '
             f'against the batch shape of q {q.shape[:-1]}') from err

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.transforms import FloatArray
 
 _IDENTITY = np.eye(4)
@@ -195,7 +196,7 @@ class JointSafety:
 def _as_pose(X: object) -> FloatArray:
     a = np.array(X, dtype=np.float64)
     if a.shape != (4, 4):
-        raise ValueError(f'expected a (4, 4) homogeneous transform, got shape {a.shape}')
+        raise InvalidArgumentError(f'expected a (4, 4) homogeneous transform, got shape {a.shape}')
     return a
 
 
@@ -238,7 +239,8 @@ class Joint:
         uses_axis = self.type in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC,
                                   JointType.PLANAR)
         if not math.isfinite(norm) or (uses_axis and norm < 1e-12):
-            raise ValueError(f'joint {self.name!r}: axis {axis.tolist()} cannot be normalized')
+            raise InvalidArgumentError(
+                f'joint {self.name!r}: axis {axis.tolist()} cannot be normalized')
         self.axis = axis / norm if norm >= 1e-12 else np.array([1.0, 0.0, 0.0])
 
     @property

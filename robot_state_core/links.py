@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.geometry.shapes import Shape
 from robot_state_core.transforms import FloatArray
 
@@ -34,7 +35,7 @@ class Material:
 def _pose(X: object) -> FloatArray:
     a = np.array(X, dtype=np.float64)
     if a.shape != (4, 4) or not np.isfinite(a).all():
-        raise ValueError(f'expected a finite (4, 4) transform, got {a.shape}')
+        raise InvalidArgumentError(f'expected a finite (4, 4) transform, got {a.shape}')
     return a
 
 
@@ -100,7 +101,7 @@ class Inertial:
     def __post_init__(self) -> None:
         self.origin = _pose(self.origin)
         if not math.isfinite(self.mass) or self.mass < 0:
-            raise ValueError(f'mass must be finite and non-negative, got {self.mass}')
+            raise InvalidArgumentError(f'mass must be finite and non-negative, got {self.mass}')
 
     def inertia_matrix(self) -> FloatArray:
         """The (3, 3) symmetric inertia tensor [kg·m²] about the centre of mass."""

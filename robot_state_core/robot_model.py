@@ -28,7 +28,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from robot_state_core.errors import SrdfLoadError, UnknownNameError
+from robot_state_core.errors import ModelError, SrdfLoadError, UnknownNameError
 from robot_state_core.joint_model_group import JointModelGroup
 from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointType
 from robot_state_core.links import Link
@@ -118,9 +118,9 @@ class RobotModel:
         if srdf is not None:
             self._add_virtual_joints(graph, srdf)
         if graph.is_empty():
-            raise ValueError('RobotModel: the scene graph is empty')
+            raise ModelError('RobotModel: the scene graph is empty')
         if not graph.is_tree():
-            raise ValueError(f'RobotModel: scene graph {graph.get_name()!r} is not a tree '
+            raise ModelError(f'RobotModel: scene graph {graph.get_name()!r} is not a tree '
                              '(every link but the root needs exactly one parent joint)')
         self._graph = graph
         self.name: str = graph.get_name()
@@ -175,6 +175,7 @@ class RobotModel:
 
     load_warnings: tuple[str, ...] = ()
     unresolved_meshes: tuple[str, ...] = ()
+    srdf_warnings: tuple[str, ...] = ()
 
     @staticmethod
     def _add_virtual_joints(graph: Any, srdf: Any) -> None:
@@ -210,7 +211,7 @@ class RobotModel:
                 link_names.append(link)
         for joint in joints:
             if joint.type is JointType.UNKNOWN:
-                raise ValueError(f'RobotModel: joint {joint.name!r} has type UNKNOWN, which has '
+                raise ModelError(f'RobotModel: joint {joint.name!r} has type UNKNOWN, which has '
                                  'no kinematics')
         self.joints: tuple[Joint, ...] = tuple(j.clone() for j in joints)
         self.links: tuple[Link, ...] = tuple(graph.get_link(n).clone() for n in link_names)
@@ -323,12 +324,12 @@ class RobotModel:
             while current.mimic is not None:
                 target = by_name.get(current.mimic.joint_name)
                 if target is None:
-                    raise ValueError(f'RobotModel: joint {current.name!r} mimics unknown joint '
+                    raise ModelError(f'RobotModel: joint {current.name!r} mimics unknown joint '
                                      f'{current.mimic.joint_name!r}')
                 if target.name in seen:
-                    raise ValueError(f'RobotModel: mimic cycle through joints {sorted(seen)}')
+                    raise ModelError(f'RobotModel: mimic cycle through joints {sorted(seen)}')
                 if JOINT_TYPE_INFO[target.type].nq != 1:
-                    raise ValueError(f'RobotModel: joint {current.name!r} mimics '
+                    raise ModelError(f'RobotModel: joint {current.name!r} mimics '
                                      f'{target.name!r}, which is not a 1-DOF joint')
                 # q_cur = m * q_target + o  and  q = mult * q_cur + off
                 off = mult * current.mimic.offset + off
@@ -429,7 +430,10 @@ class RobotModel:
             values: dict[str, float] = {}
             for jn, vals in s.values.items():
                 if jn not in self._joint_index:
-                    problems.append(f'group_state {s.name!r}: unknown joint {jn!r}')
+                    # MoveIt (srdfdom) skips such values with an error message; real SRDFs have
+                    # them (Talos' half_sitting names the free-flyer 'root_joint').
+                    self.srdf_warnings += (f'group_state {s.name!r} of group {s.group!r}: '
+                                           f'unknown joint {jn!r} skipped',)
                     continue
                 vnames = self.joints[self._joint_index[jn]].variable_names()
                 if len(vals) != len(vnames):
@@ -623,6 +627,29 @@ class RobotModel:
             q[..., self.mimic_variable] = (self.mimic_multiplier * q[..., self.mimic_source]
                                            + self.mimic_offset)
         return q
+
+    def rpy_floating_joint(self, name: str) -> Any:
+        """The Drake-style RpyFloatingJoint view of joint ``name`` (seed 001, J-R1..J-R19).
+
+        The view knows its slice of ``q``/``v`` (``position_start``/``velocity_start``). The
+        URDF ``<dynamics damping>`` of an rpy_floating joint is used as both its angular and its
+        translational damping.
+
+        Raises:
+            UnknownNameError: No such joint.
+            ModelError: The joint is not an rpy_floating joint.
+        """
+        from robot_state_core.rpy_floating import RpyFloatingJoint
+
+        j = self.joint_index(name)
+        joint = self.joints[j]
+        if joint.type is not JointType.RPY_FLOATING:
+            raise ModelError(f'RobotModel.rpy_floating_joint: joint {name!r} is '
+                             f'{joint.type.value}, not rpy_floating')
+        damping = joint.dynamics.damping if joint.dynamics is not None else 0.0
+        return RpyFloatingJoint(name, joint.parent_link_name, joint.child_link_name, damping,
+                                damping, position_start=int(self.joint_q_start[j]),
+                                velocity_start=int(self.joint_v_start[j]))
 
     def to_scene_graph(self) -> Any:
         """An editable copy of the scene graph this model was compiled from."""

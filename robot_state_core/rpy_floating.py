@@ -36,7 +36,7 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike
 
-from robot_state_core.errors import SingularityError
+from robot_state_core.errors import InvalidArgumentError, SingularityError
 from robot_state_core.joint_kernels import (
     rpy_floating_map_qdot_to_velocity,
     rpy_floating_map_velocity_to_qdot,
@@ -123,7 +123,7 @@ class JointContext:
 def _as_1d(value: ArrayLike, argument: str) -> FloatArray:
     arr = np.array(value, dtype=np.float64)
     if arr.ndim != 1:
-        raise ValueError(f'JointContext: {argument} must be 1-D, got shape {arr.shape}')
+        raise InvalidArgumentError(f'JointContext: {argument} must be 1-D, got shape {arr.shape}')
     return arr
 
 
@@ -181,11 +181,13 @@ class RpyFloatingJoint:
         for argument, value in (('name', name), ('frame_on_parent', frame_on_parent),
                                 ('frame_on_child', frame_on_child)):
             if not isinstance(value, str) or not value:
-                raise ValueError(f'{where}: {argument} must be a non-empty string, got {value!r}')
+                raise InvalidArgumentError(
+                    f'{where}: {argument} must be a non-empty string, got {value!r}')
         for argument, start in (('position_start', position_start),
                                 ('velocity_start', velocity_start)):
             if isinstance(start, bool) or not isinstance(start, int | np.integer) or start < 0:
-                raise ValueError(f'{where}: {argument} must be a non-negative int, got {start!r}')
+                raise InvalidArgumentError(
+                    f'{where}: {argument} must be a non-negative int, got {start!r}')
         self._name = name
         self._frame_on_parent = frame_on_parent
         self._frame_on_child = frame_on_child
@@ -339,9 +341,10 @@ class RpyFloatingJoint:
         up = self._vector(upper, n, method, 'upper_limits', allow_inf=True)
         bad = np.flatnonzero(lo > up)
         if bad.size:
-            raise ValueError(f'{self._where(method)}: lower_limits > upper_limits at indices '
-                             f'{bad.tolist()} (lower {lo[bad].tolist()}, upper '
-                             f'{up[bad].tolist()})')
+            raise InvalidArgumentError(
+                f'{self._where(method)}: lower_limits > upper_limits at indices '
+                f'{bad.tolist()} (lower {lo[bad].tolist()}, upper '
+                f'{up[bad].tolist()})')
         return lo, up
 
     # ----------------------------------------------------------------------------------------
@@ -375,8 +378,9 @@ class RpyFloatingJoint:
         """
         d = self._vector(damping, _NV, 'set_default_damping_vector', 'damping')
         if np.any(d < 0.0):
-            raise ValueError(f'{self._where("set_default_damping_vector")}: damping must be '
-                             f'non-negative, got {d.tolist()}')
+            raise InvalidArgumentError(
+                f'{self._where("set_default_damping_vector")}: damping must be '
+                f'non-negative, got {d.tolist()}')
         self._damping = d
 
     def damping_forces(self, context: JointContextLike) -> FloatArray:
@@ -845,40 +849,46 @@ class RpyFloatingJoint:
         try:
             arr = np.array(value, dtype=np.float64)
         except (TypeError, ValueError) as err:
-            raise ValueError(f'{self._where(method)}: {argument} must be a ({n},) array of '
-                             f'numbers, got {value!r}') from err
+            raise InvalidArgumentError(
+                f'{self._where(method)}: {argument} must be a ({n},) array of '
+                f'numbers, got {value!r}') from err
         if arr.shape != (n,):
-            raise ValueError(f'{self._where(method)}: {argument} must have shape ({n},), got '
-                             f'{arr.shape}')
+            raise InvalidArgumentError(
+                f'{self._where(method)}: {argument} must have shape ({n},), got '
+                f'{arr.shape}')
         if np.any(np.isnan(arr) if allow_inf else ~np.isfinite(arr)):
             rule = 'must not contain NaN' if allow_inf else 'must be finite'
-            raise ValueError(f'{self._where(method)}: {argument} {rule}, got {arr.tolist()}')
+            raise InvalidArgumentError(
+                f'{self._where(method)}: {argument} {rule}, got {arr.tolist()}')
         return arr
 
     def _rotation(self, value: ArrayLike, method: str, argument: str) -> FloatArray:
         R = np.array(value, dtype=np.float64)
         if R.shape != (3, 3):
-            raise ValueError(f'{self._where(method)}: {argument} must have shape (3, 3), got '
-                             f'{R.shape}')
+            raise InvalidArgumentError(
+                f'{self._where(method)}: {argument} must have shape (3, 3), got '
+                f'{R.shape}')
         if not np.all(np.isfinite(R)):
-            raise ValueError(f'{self._where(method)}: {argument} must be finite')
+            raise InvalidArgumentError(f'{self._where(method)}: {argument} must be finite')
         error = float(np.max(np.abs(R.T @ R - np.eye(3))))
         if error > _ROTATION_TOL or np.linalg.det(R) <= 0.0:
-            raise ValueError(f'{self._where(method)}: {argument} is not a proper rotation '
-                             f'matrix (max |RᵀR - I| = {error:.3g}, det = '
-                             f'{np.linalg.det(R):.6g}; tolerance {_ROTATION_TOL:g})')
+            raise InvalidArgumentError(
+                f'{self._where(method)}: {argument} is not a proper rotation '
+                f'matrix (max |RᵀR - I| = {error:.3g}, det = '
+                f'{np.linalg.det(R):.6g}; tolerance {_ROTATION_TOL:g})')
         return R
 
     def _pose(self, value: ArrayLike, method: str) -> tuple[FloatArray, FloatArray]:
         X = np.array(value, dtype=np.float64)
         if X.shape != (4, 4):
-            raise ValueError(f'{self._where(method)}: X_FM must have shape (4, 4), got '
+            raise InvalidArgumentError(f'{self._where(method)}: X_FM must have shape (4, 4), got '
                              f'{X.shape}')
         if not np.all(np.isfinite(X)):
-            raise ValueError(f'{self._where(method)}: X_FM must be finite')
+            raise InvalidArgumentError(f'{self._where(method)}: X_FM must be finite')
         if float(np.max(np.abs(X[3] - (0.0, 0.0, 0.0, 1.0)))) > _ROTATION_TOL:
-            raise ValueError(f'{self._where(method)}: X_FM last row must be [0, 0, 0, 1], got '
-                             f'{X[3].tolist()}')
+            raise InvalidArgumentError(
+                f'{self._where(method)}: X_FM last row must be [0, 0, 0, 1], got '
+                f'{X[3].tolist()}')
         return self._rotation(X[:3, :3], method, 'X_FM rotation'), X[:3, 3].copy()
 
     def _slice(self, array: object, start: int, n: int, method: str,
@@ -887,11 +897,13 @@ class RpyFloatingJoint:
         if not (isinstance(array, np.ndarray) and array.ndim == 1
                 and array.dtype == np.float64):
             shape = getattr(array, 'shape', None)
-            raise ValueError(f'{self._where(method)}: {argument} must be a 1-D float64 numpy '
-                             f'array, got {type(array).__name__} with shape {shape}')
+            raise InvalidArgumentError(
+                f'{self._where(method)}: {argument} must be a 1-D float64 numpy '
+                f'array, got {type(array).__name__} with shape {shape}')
         if array.size < start + n:
-            raise ValueError(f'{self._where(method)}: {argument} has {array.size} entries; this '
-                             f'joint needs [{start}:{start + n}]')
+            raise InvalidArgumentError(
+                f'{self._where(method)}: {argument} has {array.size} entries; this '
+                f'joint needs [{start}:{start + n}]')
         view: FloatArray = array[start:start + n]
         return view
 
@@ -912,12 +924,14 @@ class RpyFloatingJoint:
                                 for _ in range(probes)])
             return distribution, samples
         if not isinstance(distribution, tuple | list) or len(distribution) != 2:
-            raise ValueError(f'{self._where(method)}: {argument} must be a callable rng -> (3,) '
-                             f'or a (lower, upper) pair of 3-vectors, got {distribution!r}')
+            raise InvalidArgumentError(
+                f'{self._where(method)}: {argument} must be a callable rng -> (3,) '
+                f'or a (lower, upper) pair of 3-vectors, got {distribution!r}')
         lower, upper = self._limits(distribution[0], distribution[1], 3, method)
         if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
-            raise ValueError(f'{self._where(method)}: uniform {argument} bounds must be finite, '
-                             f'got lower {lower.tolist()}, upper {upper.tolist()}')
+            raise InvalidArgumentError(
+                f'{self._where(method)}: uniform {argument} bounds must be finite, '
+                f'got lower {lower.tolist()}, upper {upper.tolist()}')
 
         def uniform(rng: np.random.Generator) -> FloatArray:
             sample: FloatArray = rng.uniform(lower, upper)
@@ -930,8 +944,10 @@ def _check_damping(value: float, where: str, argument: str, unit: str) -> float:
     try:
         d = float(value)
     except (TypeError, ValueError) as err:
-        raise ValueError(f'{where}: {argument} must be a number [{unit}], got {value!r}') from err
+        raise InvalidArgumentError(
+            f'{where}: {argument} must be a number [{unit}], got {value!r}') from err
     if not math.isfinite(d) or d < 0.0:
-        raise ValueError(f'{where}: {argument} must be finite and non-negative [{unit}], got '
-                         f'{value!r} (J-D4)')
+        raise InvalidArgumentError(
+            f'{where}: {argument} must be finite and non-negative [{unit}], got '
+            f'{value!r} (J-D4)')
     return d

@@ -37,7 +37,7 @@ import os
 import numpy as np
 
 from robot_state_core.acm import AllowedCollisionMatrix
-from robot_state_core.errors import UnknownNameError
+from robot_state_core.errors import InvalidArgumentError, UnknownNameError
 from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointLimits, JointType
 from robot_state_core.links import Link
 from robot_state_core.transforms import FloatArray
@@ -172,8 +172,9 @@ class SceneGraph:
         if joint is not None:
             _check_joint(joint)
             if replace_allowed:
-                raise ValueError('SceneGraph.add_link: replace_allowed cannot be combined with '
-                                 'a joint')
+                raise InvalidArgumentError(
+                    'SceneGraph.add_link: replace_allowed cannot be combined with '
+                    'a joint')
             if exists:
                 _LOG.warning(f'SceneGraph.add_link: link {link.name!r} already exists')
                 return False
@@ -412,8 +413,9 @@ class SceneGraph:
         """
         X = np.array(X_PJ, dtype=np.float64)
         if X.shape != (4, 4) or not np.isfinite(X).all():
-            raise ValueError(f'SceneGraph.change_joint_origin: X_PJ must be a finite (4, 4) '
-                             f'transform, got shape {X.shape}')
+            raise InvalidArgumentError(
+                f'SceneGraph.change_joint_origin: X_PJ must be a finite (4, 4) '
+                f'transform, got shape {X.shape}')
         joint = self._joints.get(name)
         if joint is None:
             _LOG.warning(f'SceneGraph.change_joint_origin: joint {name!r} does not exist')
@@ -1024,11 +1026,11 @@ def _check_link(link: object) -> None:
     if not isinstance(link, Link):
         raise TypeError(f'SceneGraph: expected a Link, got {type(link).__name__}')
     if not link.name:
-        raise ValueError('SceneGraph: a link needs a non-empty name')
+        raise InvalidArgumentError('SceneGraph: a link needs a non-empty name')
 
 
 def _check_joint(joint: object) -> None:
     if not isinstance(joint, Joint):
         raise TypeError(f'SceneGraph: expected a Joint, got {type(joint).__name__}')
     if not joint.name:
-        raise ValueError('SceneGraph: a joint needs a non-empty name')
+        raise InvalidArgumentError('SceneGraph: a joint needs a non-empty name')

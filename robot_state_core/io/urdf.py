@@ -402,13 +402,12 @@ def _check_topology(links: Sequence[Link], joints: Sequence[Joint], prepared: _P
         parent_of[j.child_link_name] = j.name
     roots = [link.name for link in links if link.name not in parent_of]
     if not roots:
-        raise _error(source, 'the joints form a closed kinematic loop (every link has a parent '
-                     'joint, so there is no root link)')
+        raise _error(source, 'the joints form a closed kinematic loop with no root link: '
+                     + _loop_description(links[0].name, parent_of, joints))
     if len(roots) > 1:
         raise _error(source, f'{len(roots)} links have no parent joint ({", ".join(roots[:5])}'
                      f'{", ..." if len(roots) > 5 else ""}); a URDF must be one tree with a '
                      'single root link')
-    joint_by_child = {j.child_link_name: j for j in joints}
     reached = {roots[0]}
     children: dict[str, list[str]] = {}
     for j in joints:
@@ -420,11 +419,23 @@ def _check_topology(links: Sequence[Link], joints: Sequence[Joint], prepared: _P
                 reached.add(child)
                 stack.append(child)
     if len(reached) != len(names):
-        loop = sorted(names - reached)
-        raise _error(source, 'the joints form a closed kinematic loop through links '
-                     f'{loop[:6]} (joints {[joint_by_child[n].name for n in loop[:6]]})')
+        start = sorted(names - reached)[0]
+        raise _error(source, 'the joints form a closed kinematic loop: '
+                     + _loop_description(start, parent_of, joints))
     _check_mimic(joints, prepared, source)
     return roots[0]
+
+
+def _loop_description(start: str, parent_of: Mapping[str, str], joints: Sequence[Joint]) -> str:
+    """Walk parent joints from ``start`` until a link repeats; describe that cycle."""
+    by_name = {j.name: j for j in joints}
+    order: list[str] = []
+    link = start
+    while link not in order:
+        order.append(link)
+        link = by_name[parent_of[link]].parent_link_name
+    cycle = order[order.index(link):]
+    return ' <- '.join(f'{n} (joint {parent_of[n]})' for n in cycle) + f' <- {link}'
 
 
 def _check_mimic(joints: Sequence[Joint], prepared: _Prepared, source: str) -> None:

@@ -16,7 +16,7 @@ from tf2_msgs.msg import TFMessage
 
 from robot_state_core.errors import RobotDescriptionError
 from robot_state_core.frames import fixed_joint_transforms
-from robot_state_core.io.urdf import parse_urdf
+from robot_state_core.robot_model import RobotModel
 from robot_state_core.ros import qos
 from robot_state_core.ros.conversions import tf_message
 
@@ -43,14 +43,17 @@ class StatePublisherNode(Node):
                 raise RobotDescriptionError(
                     'parameter robot_description is empty: pass the URDF XML '
                     '(e.g. -p robot_description:="$(cat robot.urdf)")')
-            robot, _warnings = parse_urdf(description, source='robot_description')
+            model = RobotModel.from_urdf_string(description, source='robot_description')
         except RobotDescriptionError:
             self.destroy_node()
             raise
-        self.robot_name: str = robot.name
-        self.link_count = len(robot.links)
-        self.joint_count = len(robot.joints)
-        self._static = fixed_joint_transforms(robot)
+        for warning in model.load_warnings:
+            self.get_logger().warning(f'robot_description: {warning}')
+        self.model = model
+        self.robot_name: str = model.name
+        self.link_count = model.link_count
+        self.joint_count = model.joint_count
+        self._static = fixed_joint_transforms(model)
         self._frame_prefix = prefix
 
         self._description_pub = self.create_publisher(String, 'robot_description', qos.LATCHED)
@@ -59,7 +62,7 @@ class StatePublisherNode(Node):
         self._tf_static_pub.publish(
             tf_message(self._static, self.get_clock().now().to_msg(), prefix))
         self.get_logger().info(
-            f"robot '{robot.name}': published robot_description ({len(description)} bytes) "
+            f"robot '{model.name}': published robot_description ({len(description)} bytes) "
             f'and {len(self._static)} static transforms on /tf_static')
 
     @property
