@@ -139,3 +139,88 @@ def quat_xyzw_from_wxyz(quat_wxyz: ArrayLike) -> FloatArray:
     """Reorder ``(..., 4)`` quaternions from wxyz to xyzw."""
     q = np.asarray(quat_wxyz, dtype=np.float64)
     return np.concatenate([q[..., 1:4], q[..., 0:1]], axis=-1)
+
+
+def skew(w: ArrayLike) -> FloatArray:
+    """Skew-symmetric matrices ``[w]x`` (..., 3, 3) with ``[w]x @ v == cross(w, v)``."""
+    a = np.asarray(w, dtype=np.float64)
+    S = np.zeros(a.shape[:-1] + (3, 3))
+    S[..., 0, 1], S[..., 0, 2] = -a[..., 2], a[..., 1]
+    S[..., 1, 0], S[..., 1, 2] = a[..., 2], -a[..., 0]
+    S[..., 2, 0], S[..., 2, 1] = -a[..., 1], a[..., 0]
+    return S
+
+
+def rotation_exp(w: ArrayLike) -> FloatArray:
+    """Rotation matrices ``exp([w]x)`` from rotation vectors (axis * angle) [rad].
+
+    Args:
+        w: ``(..., 3)`` rotation vectors.
+
+    Returns:
+        ``(..., 3, 3)`` rotations (Rodrigues; exact second-order series near zero).
+    """
+    a = np.asarray(w, dtype=np.float64)
+    theta2 = np.einsum('...i,...i->...', a, a)
+    theta = np.sqrt(theta2)
+    small = theta2 < 1e-12
+    safe = np.where(small, 1.0, theta)
+    A = np.where(small, 1.0 - theta2 / 6.0, np.sin(safe) / safe)
+    B = np.where(small, 0.5 - theta2 / 24.0, (1.0 - np.cos(safe)) / (safe * safe))
+    K = skew(a)
+    out: FloatArray = (np.eye(3) + A[..., None, None] * K
+                       + B[..., None, None] * (K @ K))
+    return out
+
+
+def rotation_log(R: ArrayLike) -> FloatArray:
+    """Rotation vectors ``w`` with ``exp([w]x) = R`` and ``|w| <= pi``.
+
+    ``theta = atan2(|vee(R - R^T)| / 2, (tr R - 1) / 2)``; the axis comes from ``vee`` for
+    ``theta < pi/2`` and from the symmetric part ``(R + R^T)/2 - cos(theta) I =
+    (1 - cos(theta)) a a^T`` beyond, which stays accurate up to ``theta = pi``.
+
+    Args:
+        R: ``(..., 3, 3)`` rotation matrices.
+
+    Returns:
+        ``(..., 3)`` rotation vectors [rad].
+    """
+    m = np.asarray(R, dtype=np.float64)
+    cos = (np.trace(m, axis1=-2, axis2=-1) - 1.0) * 0.5
+    vee = np.stack([m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0],
+                    m[..., 1, 0] - m[..., 0, 1]], axis=-1)
+    sin = 0.5 * np.linalg.norm(vee, axis=-1)
+    theta = np.arctan2(sin, cos)
+    small = sin < 1e-12
+    factor = np.where(small, 0.5 + theta ** 2 / 12.0, theta / np.where(small, 1.0, 2.0 * sin))
+    w: FloatArray = factor[..., None] * vee
+    obtuse = cos < 0.0
+    if np.any(obtuse):
+        mo = m[obtuse]
+        c = cos[obtuse]
+        S = 0.5 * (mo + np.swapaxes(mo, -1, -2)) - c[..., None, None] * np.eye(3)
+        k = np.argmax(np.diagonal(S, axis1=-2, axis2=-1), axis=-1)
+        col = np.take_along_axis(S, k[:, None, None].repeat(3, axis=1), axis=2)[..., 0]
+        axis = col / np.linalg.norm(col, axis=-1, keepdims=True)
+        sign = np.where(np.einsum('...i,...i->...', axis, vee[obtuse]) < 0.0, -1.0, 1.0)
+        w[obtuse] = axis * (theta[obtuse] * sign)[..., None]
+    return w
+
+
+def pose_error(X_WA: ArrayLike, X_WB: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Position and orientation error of pose B relative to A, both in the common frame W.
+
+    Args:
+        X_WA: ``(..., 4, 4)`` reference poses.
+        X_WB: ``(..., 4, 4)`` poses.
+
+    Returns:
+        ``(dp_W, dw_W)``: ``p_WB - p_WA`` (..., 3) [m] and the rotation vector of
+        ``R_WB @ R_WA^T`` (..., 3) [rad], both expressed in W.
+    """
+    A = np.asarray(X_WA, dtype=np.float64)
+    B = np.asarray(X_WB, dtype=np.float64)
+    dp = B[..., :3, 3] - A[..., :3, 3]
+    dw = rotation_log(B[..., :3, :3] @ np.swapaxes(A[..., :3, :3], -1, -2))
+    return dp, dw

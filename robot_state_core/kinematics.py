@@ -1,0 +1,545 @@
+"""Forward kinematics, Jacobians and configuration-space integration, as batched free functions.
+
+Conventions (design study B5):
+    * ``q`` is ``(..., nq)`` in model variable order; ``v`` is ``(..., nv)``. Leading dimensions
+      are batch dimensions and every function broadcasts over them.
+    * ``X_WL`` ``(..., L, 4, 4)``: pose of every link in the model frame W, link order.
+      ``X_PC`` ``(..., J, 4, 4)``: pose of each joint's child link in its parent link.
+    * Jacobians map ``v`` to the spatial velocity of a point, rows ``[linear (3); angular (3)]``
+      (MoveIt's layout), expressed in the model frame.
+    * Velocity variables: 1-DOF joints and PLANAR ``(x, y, theta)`` use the position rates;
+      FLOATING and RPY_FLOATING use ``[w_FM; v_FM]`` (angular first), both expressed in the
+      joint frame F (= parent link frame moved by the joint origin).
+
+Nothing here loops over joints in Python. Single configurations compose link poses by pointer
+jumping (``ceil(log2(depth))`` batched products); batches sweep the tree level by level (one
+batched product per level). Both give the same poses to ~1e-15.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.joint_kernels import rpy_from_rotation
+from robot_state_core.joints import JointType
+from robot_state_core.transforms import (
+    FloatArray,
+    rotation_exp,
+    rotation_from_quat_xyzw,
+    rotation_from_rpy,
+    rotation_log,
+    skew,
+)
+
+IntArray = NDArray[np.intp]
+BoolArray = NDArray[np.bool_]
+
+_ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
+
+
+def _ro(a: Any, dtype: Any = np.float64) -> Any:
+    arr = np.ascontiguousarray(a, dtype=dtype)
+    arr.setflags(write=False)
+    return arr
+
+
+def _plane_basis(axis: FloatArray) -> FloatArray:
+    """Columns ``[e1, e2, n]``: a right-handed basis with ``n`` the plane normal.
+
+    ``e1`` is the joint-frame x axis projected onto the plane (the y axis when x is normal to
+    the plane), so an axis of ``z`` gives the identity (MoveIt's and Pinocchio's planar joint).
+    """
+    n = axis / np.linalg.norm(axis)
+    e1 = np.array([1.0, 0.0, 0.0]) - n[0] * n
+    if np.linalg.norm(e1) < 1e-9:
+        e1 = np.array([0.0, 1.0, 0.0]) - n[1] * n
+    e1 /= np.linalg.norm(e1)
+    return np.stack([e1, np.cross(n, e1), n], axis=1)
+
+
+@dataclass(frozen=True)
+class KinematicsPlan:
+    """Index arrays and constants derived once per model (cached on the model)."""
+
+    theta_index: IntArray  # (J,) q index of each 1-DOF joint's variable, nq for others
+    coefficients: FloatArray  # (4, J, 4, 4): X_PC = B0 + sin B1 + (1 - cos) B2 + q B3
+    coefficients_jk: FloatArray  # (J, 4, 16): the same, for (J, 1, 4) @ (J, 4, 16)
+    coefficients_soa: FloatArray  # (J, 16, 4): the same, for (J, 16, 4) @ (J, 4, N)
+    one_dof: IntArray  # joints with one variable
+    one_dof_q: IntArray  # their q indices
+    theta_mask: FloatArray  # (J,) 1.0 for 1-DOF joints, 0.0 otherwise
+    planar: IntArray
+    planar_q: IntArray  # (P, 3)
+    planar_basis: FloatArray  # (P, 3, 3)
+    floating: IntArray
+    floating_q: IntArray  # (F, 7)
+    rpy: IntArray
+    rpy_q: IntArray  # (R, 6)
+    child: IntArray
+    parent: IntArray
+    jump_ancestors: tuple[IntArray, ...]  # pointer-jumping steps over L + 1 slots
+    levels: tuple[tuple[IntArray, IntArray, IntArray], ...]  # (joints, parents, children)
+    single_levels: tuple[tuple[int, int, int] | None, ...]
+    # Jacobian columns, one per velocity variable:
+    v_joint: IntArray  # (nv,) owning joint
+    v_rotational: BoolArray  # (nv,)
+    v_axis: FloatArray  # (nv, 3) axis in the column's frame
+    v_in_joint_frame: BoolArray  # (nv,) frame is F (joint frame) rather than the child link
+    link_ancestor_v: BoolArray  # (L, nv) column k moves link l
+    q_of_v: IntArray  # (nv,) q index of 1-DOF/planar velocity variables (-1 otherwise)
+    mimic_v: IntArray  # (m,) velocity index of each mimic joint
+    mimic_source_v: IntArray  # (m,)
+    mimic_multiplier: FloatArray
+
+
+def plan(model: Any) -> KinematicsPlan:
+    """The cached :class:`KinematicsPlan` of ``model`` (built on first use)."""
+    cached = model.__dict__.get('_kinematics_plan')
+    if cached is None:
+        cached = _build_plan(model)
+        model.__dict__['_kinematics_plan'] = cached
+    return cached  # type: ignore[no-any-return]
+
+
+def _build_plan(model: Any) -> KinematicsPlan:
+    J, L, nq, nv = model.joint_count, model.link_count, model.nq, model.nv
+    types = model.joint_types
+    X_PJ = np.asarray(model.joint_origins)
+    axes = np.asarray(model.joint_axes)
+    theta_index = np.full(J, nq, dtype=np.intp)
+    B = np.zeros((4, J, 4, 4))
+    B[0] = X_PJ
+    for j, t in enumerate(types):  # plan construction (once per model), not a hot path
+        if t in _ONE_DOF:
+            theta_index[j] = model.joint_q_start[j]
+            R_PJ = X_PJ[j, :3, :3]
+            if t is JointType.PRISMATIC:
+                B[3, j, :3, 3] = R_PJ @ axes[j]
+            else:
+                K = skew(axes[j])
+                B[1, j, :3, :3] = R_PJ @ K
+                B[2, j, :3, :3] = R_PJ @ K @ K
+    idx = {t: np.array([j for j, tt in enumerate(types) if tt is t], dtype=np.intp)
+           for t in (JointType.PLANAR, JointType.FLOATING, JointType.RPY_FLOATING)}
+
+    def q_slices(joints: IntArray, n: int) -> IntArray:
+        return (np.asarray(model.joint_q_start)[joints][:, None] + np.arange(n)).reshape(-1, n)
+
+    child = np.asarray(model.joint_child_link)
+    parent = np.asarray(model.joint_parent_link)
+    # Pointer jumping over L + 1 slots (slot L is the identity).
+    anc = np.full(L + 1, L, dtype=np.intp)
+    anc[child] = parent
+    anc[0] = L
+    steps = []
+    while not np.all(anc == L):  # ceil(log2(depth)) + 1 steps
+        steps.append(_ro(anc, np.intp))
+        anc = anc[anc]
+    levels = tuple((lv, parent[lv], child[lv]) for lv in model.levels)
+    single = tuple((int(lv[0]), int(parent[lv[0]]), int(child[lv[0]])) if lv.size == 1 else None
+                   for lv in model.levels)
+    # Velocity columns.
+    v_joint = np.repeat(np.arange(J, dtype=np.intp), np.asarray(model.joint_nv))
+    v_rot = np.zeros(nv, dtype=bool)
+    v_axis = np.zeros((nv, 3))
+    v_in_f = np.zeros(nv, dtype=bool)
+    q_of_v = np.full(nv, -1, dtype=np.intp)
+    for j, t in enumerate(types):
+        v0, q0 = int(model.joint_v_start[j]), int(model.joint_q_start[j])
+        if t in _ONE_DOF:
+            v_rot[v0] = t is not JointType.PRISMATIC
+            v_axis[v0] = axes[j]
+            q_of_v[v0] = q0
+        elif t is JointType.PLANAR:
+            P = _plane_basis(axes[j])
+            v_axis[v0:v0 + 3] = P.T
+            v_rot[v0 + 2] = True
+            v_in_f[v0:v0 + 3] = True
+            q_of_v[v0:v0 + 3] = np.arange(q0, q0 + 3)
+        elif t in (JointType.FLOATING, JointType.RPY_FLOATING):
+            v_axis[v0:v0 + 3] = np.eye(3)
+            v_axis[v0 + 3:v0 + 6] = np.eye(3)
+            v_rot[v0:v0 + 3] = True
+            v_in_f[v0:v0 + 6] = True
+    # Which velocity columns move link l: the joints on the path root -> l.
+    joint_ancestor = np.zeros((L, J), dtype=bool)
+    for lv, par, ch in levels:  # sweep by depth
+        joint_ancestor[ch] = joint_ancestor[par]
+        joint_ancestor[ch, lv] = True
+    link_ancestor_v = joint_ancestor[:, v_joint] if nv else np.zeros((L, 0), dtype=bool)
+    q_to_v = np.full(nq, -1, dtype=np.intp)
+    q_to_v[q_of_v[q_of_v >= 0]] = np.flatnonzero(q_of_v >= 0)
+    mimic_v = q_to_v[np.asarray(model.mimic_variable)]
+    mimic_src_v = q_to_v[np.asarray(model.mimic_source)]
+    planar = idx[JointType.PLANAR]
+    one_dof = np.flatnonzero(theta_index < nq).astype(np.intp)
+    return KinematicsPlan(
+        theta_index=_ro(np.where(theta_index < nq, theta_index, 0), np.intp),
+        coefficients=_ro(B),
+        coefficients_jk=_ro(B.reshape(4, J, 16).transpose(1, 0, 2)),
+        coefficients_soa=_ro(B.reshape(4, J, 16).transpose(1, 2, 0)),
+        one_dof=_ro(one_dof, np.intp), one_dof_q=_ro(theta_index[one_dof], np.intp),
+        theta_mask=_ro((theta_index < nq).astype(np.float64)),
+        planar=_ro(planar, np.intp), planar_q=_ro(q_slices(planar, 3), np.intp),
+        planar_basis=_ro(np.stack([_plane_basis(axes[j]) for j in planar]) if planar.size
+                         else np.zeros((0, 3, 3))),
+        floating=_ro(idx[JointType.FLOATING], np.intp),
+        floating_q=_ro(q_slices(idx[JointType.FLOATING], 7), np.intp),
+        rpy=_ro(idx[JointType.RPY_FLOATING], np.intp),
+        rpy_q=_ro(q_slices(idx[JointType.RPY_FLOATING], 6), np.intp),
+        child=_ro(child, np.intp), parent=_ro(parent, np.intp),
+        jump_ancestors=tuple(steps), levels=levels, single_levels=single,
+        v_joint=_ro(v_joint, np.intp), v_rotational=_ro(v_rot, np.bool_), v_axis=_ro(v_axis),
+        v_in_joint_frame=_ro(v_in_f, np.bool_), link_ancestor_v=_ro(link_ancestor_v, np.bool_),
+        q_of_v=_ro(q_of_v, np.intp), mimic_v=_ro(mimic_v, np.intp),
+        mimic_source_v=_ro(mimic_src_v, np.intp),
+        mimic_multiplier=_ro(np.asarray(model.mimic_multiplier)))
+
+
+def _check_q(model: Any, q: ArrayLike, function: str) -> FloatArray:
+    a = np.asarray(q, dtype=np.float64)
+    if a.ndim == 0 or a.shape[-1] != model.nq:
+        raise InvalidArgumentError(f'{function}: q must have shape (..., {model.nq}), got '
+                                   f'{a.shape}')
+    return a
+
+
+# ---------------------------------------------------------------------------- local transforms
+
+
+def local_joint_transforms(model: Any, q: ArrayLike) -> FloatArray:
+    """``X_PC(q)`` of every joint: the child link's pose in its parent link.
+
+    Args:
+        model: The robot model.
+        q: ``(..., nq)`` joint positions (rad, m; quaternions xyzw, normalized here).
+
+    Returns:
+        ``(..., J, 4, 4)`` poses, joint order.
+    """
+    qa = _check_q(model, q, 'local_joint_transforms')
+    p = plan(model)
+    if qa.ndim == 1:
+        return _local_single(model, p, qa)
+    batch = qa.shape[:-1]
+    X = np.moveaxis(_local_soa(model, p, qa.reshape(-1, model.nq)), -1, 0)
+    return X.reshape(batch + X.shape[1:])  # type: ignore[no-any-return]
+
+
+def _local_single(model: Any, p: KinematicsPlan, q: FloatArray) -> FloatArray:
+    J = model.joint_count
+    theta = q[p.theta_index] * p.theta_mask
+    coef = np.empty((J, 1, 4))
+    coef[:, 0, 0] = 1.0
+    np.sin(theta, out=coef[:, 0, 1])
+    np.cos(theta, out=coef[:, 0, 2])
+    np.subtract(1.0, coef[:, 0, 2], out=coef[:, 0, 2])
+    coef[:, 0, 3] = theta
+    X = np.matmul(coef, p.coefficients_jk).reshape(J, 4, 4)
+    if p.planar.size or p.floating.size or p.rpy.size:
+        X = _multi_dof_transforms(model, p, q, X)
+    return X
+
+
+def _local_soa(model: Any, p: KinematicsPlan, q: FloatArray) -> FloatArray:
+    """Local transforms in structure-of-arrays layout ``(J, 4, 4, N)`` for ``q`` ``(N, nq)``."""
+    J, N = model.joint_count, q.shape[0]
+    coef = np.zeros((J, 4, N))
+    coef[:, 0] = 1.0
+    if p.one_dof.size:
+        theta = q.T[p.one_dof_q]  # (n1, N), contiguous copy
+        coef[p.one_dof, 1] = np.sin(theta)
+        coef[p.one_dof, 2] = 1.0 - np.cos(theta)
+        coef[p.one_dof, 3] = theta
+    X = np.matmul(p.coefficients_soa, coef).reshape(J, 4, 4, N)
+    if p.planar.size or p.floating.size or p.rpy.size:
+        multi = np.concatenate([p.planar, p.floating, p.rpy])
+        dense = np.broadcast_to(np.eye(4), (N, J, 4, 4)).copy()
+        dense = _multi_dof_transforms(model, p, q, dense)
+        X[multi] = np.moveaxis(dense[:, multi], 0, -1)
+    return X
+
+
+def _multi_dof_transforms(model: Any, p: KinematicsPlan, q: FloatArray,
+                          X: FloatArray) -> FloatArray:
+    X_PJ = np.asarray(model.joint_origins)
+    motions = []
+    if p.planar.size:
+        x, y, th = (q[..., p.planar_q[:, k]] for k in range(3))
+        c, s = np.cos(th), np.sin(th)
+        M = np.zeros(q.shape[:-1] + (p.planar.size, 4, 4))
+        Rz = np.zeros(q.shape[:-1] + (p.planar.size, 3, 3))
+        Rz[..., 0, 0], Rz[..., 0, 1], Rz[..., 1, 0], Rz[..., 1, 1] = c, -s, s, c
+        Rz[..., 2, 2] = 1.0
+        P = p.planar_basis
+        M[..., :3, :3] = P @ Rz @ np.swapaxes(P, -1, -2)
+        M[..., :3, 3] = P[..., :, 0] * x[..., None] + P[..., :, 1] * y[..., None]
+        M[..., 3, 3] = 1.0
+        motions.append((p.planar, M))
+    if p.floating.size:
+        qf = q[..., p.floating_q]
+        M = np.zeros(q.shape[:-1] + (p.floating.size, 4, 4))
+        M[..., :3, :3] = rotation_from_quat_xyzw(qf[..., 3:7])
+        M[..., :3, 3] = qf[..., 0:3]
+        M[..., 3, 3] = 1.0
+        motions.append((p.floating, M))
+    if p.rpy.size:
+        qr = q[..., p.rpy_q]
+        M = np.zeros(q.shape[:-1] + (p.rpy.size, 4, 4))
+        M[..., :3, :3] = rotation_from_rpy(qr[..., 0:3])
+        M[..., :3, 3] = qr[..., 3:6]
+        M[..., 3, 3] = 1.0
+        motions.append((p.rpy, M))
+    for joints, M in motions:
+        X[..., joints, :, :] = X_PJ[joints] @ M
+    return X
+
+
+# ---------------------------------------------------------------------------- forward kinematics
+
+
+def forward_kinematics(model: Any, q: ArrayLike) -> FloatArray:
+    """Pose of every link in the model frame.
+
+    Args:
+        model: The robot model.
+        q: ``(..., nq)`` joint positions.
+
+    Returns:
+        ``X_WL`` ``(..., L, 4, 4)``; ``X_WL[..., 0]`` (the root) is the identity.
+    """
+    qa = _check_q(model, q, 'forward_kinematics')
+    if qa.ndim == 1:
+        return compose_link_poses(model, local_joint_transforms(model, qa))
+    X = np.moveaxis(forward_kinematics_soa(model, qa.reshape(-1, model.nq)), -1, 0)
+    return X.reshape(qa.shape[:-1] + X.shape[1:])  # type: ignore[no-any-return]
+
+
+def compose_link_poses(model: Any, X_PC: FloatArray) -> FloatArray:
+    """Compose local joint transforms ``(..., J, 4, 4)`` into link poses ``(..., L, 4, 4)``."""
+    p = plan(model)
+    L = model.link_count
+    batch = X_PC.shape[:-3]
+    if not batch:
+        # Pointer jumping: Y[l] <- Y[anc[l]] @ Y[l], slot L holds the identity.
+        Y = np.empty((L + 1, 4, 4))
+        Y[0] = np.eye(4)
+        Y[L] = np.eye(4)
+        Y[p.child] = X_PC
+        for anc in p.jump_ancestors:
+            Y = Y[anc] @ Y
+        return Y[:L]
+    soa = np.moveaxis(X_PC.reshape((-1,) + X_PC.shape[-3:]), 0, -1)
+    X = np.moveaxis(_compose_soa(model, p, soa), -1, 0)
+    return X.reshape(batch + X.shape[1:])  # type: ignore[no-any-return]
+
+
+def _compose_soa(model: Any, p: KinematicsPlan, X_PC: FloatArray) -> FloatArray:
+    """Level sweep in structure-of-arrays layout: ``(J, 4, 4, N)`` -> ``(L, 4, 4, N)``."""
+    L, N = model.link_count, X_PC.shape[-1]
+    X = np.empty((L, 4, 4, N))
+    X[0] = np.eye(4)[:, :, None]
+    X[:, 3, :3] = 0.0
+    X[:, 3, 3] = 1.0
+    for (joints, parents, children), single in zip(p.levels, p.single_levels, strict=True):
+        if single is not None:
+            j, par, ch = single
+            P, C = X[par], X_PC[j]
+            np.einsum('ikn,kjn->ijn', P[:3, :3], C[:3, :], out=X[ch, :3, :])
+            X[ch, :3, 3] += P[:3, 3]
+        else:
+            P, C = X[parents], X_PC[joints]
+            out = np.einsum('likn,lkjn->lijn', P[:, :3, :3], C[:, :3, :])
+            out[:, :, 3] += P[:, :3, 3]
+            X[children, :3, :] = out
+    return X
+
+
+def forward_kinematics_soa(model: Any, q: ArrayLike) -> FloatArray:
+    """Batched FK in structure-of-arrays layout (the fastest form for large batches).
+
+    Args:
+        model: The robot model.
+        q: ``(N, nq)`` joint positions.
+
+    Returns:
+        ``(L, 4, 4, N)``: ``[..., n]`` is the ``X_WL`` stack of configuration ``n``.
+    """
+    qa = _check_q(model, q, 'forward_kinematics_soa')
+    p = plan(model)
+    return _compose_soa(model, p, _local_soa(model, p, qa.reshape(-1, model.nq)))
+
+
+def link_pose(model: Any, q: ArrayLike, link: str | int) -> FloatArray:
+    """``X_WL`` ``(..., 4, 4)`` of one link (computes all links; cache the full FK instead)."""
+    index = link if isinstance(link, int | np.integer) else model.link_index(link)
+    return forward_kinematics(model, q)[..., index, :, :]
+
+
+# ---------------------------------------------------------------------------- Jacobians
+
+
+def jacobian(model: Any, q: ArrayLike, link: str | int, point_L: ArrayLike = (0.0, 0.0, 0.0),
+             X_WL: FloatArray | None = None) -> FloatArray:
+    """Jacobian of a point fixed on a link, with respect to every velocity variable.
+
+    Args:
+        model: The robot model.
+        q: ``(..., nq)`` joint positions.
+        link: Link name or index.
+        point_L: ``(3,)`` (or ``(..., 3)``) point in the link frame [m].
+        X_WL: Precomputed link poses for ``q`` (``(..., L, 4, 4)``), to skip FK.
+
+    Returns:
+        ``(..., 6, nv)``; rows ``[linear; angular]`` in the model frame, columns the velocity
+        variables (mimic joints keep their own column; see :func:`fold_mimic_columns`).
+    """
+    qa = _check_q(model, q, 'jacobian')
+    p = plan(model)
+    li = link if isinstance(link, int | np.integer) else model.link_index(link)
+    if X_WL is None:
+        X_WL = forward_kinematics(model, qa)
+    R_WC = X_WL[..., p.child[p.v_joint], :3, :3]  # (..., nv, 3, 3)
+    if p.v_in_joint_frame.any():
+        # Multi-DOF joints express their velocity in the joint frame F = parent @ X_PJ.
+        f = np.flatnonzero(p.v_in_joint_frame)
+        jf = p.v_joint[f]
+        R_WP = X_WL[..., p.parent[jf], :3, :3]
+        R_WC = R_WC.copy()
+        R_WC[..., f, :, :] = R_WP @ np.asarray(model.joint_origins)[jf, :3, :3]
+    axis_W = np.einsum('...kab,kb->...ka', R_WC, p.v_axis)
+    X_target = X_WL[..., li, :, :]
+    point_W = (np.einsum('...ab,...b->...a', X_target[..., :3, :3], np.asarray(point_L, float))
+               + X_target[..., :3, 3])
+    center_W = X_WL[..., p.child[p.v_joint], :3, 3]
+    moment = np.cross(axis_W, point_W[..., None, :] - center_W)
+    rot = p.v_rotational[:, None]
+    moves = p.link_ancestor_v[li][:, None]
+    lin = np.where(moves, np.where(rot, moment, axis_W), 0.0)
+    ang = np.where(moves & rot, axis_W, 0.0)
+    return np.concatenate([np.swapaxes(lin, -1, -2), np.swapaxes(ang, -1, -2)], axis=-2)
+
+
+def fold_mimic_columns(model: Any, J: FloatArray) -> FloatArray:
+    """Add each mimic joint's column, times its multiplier, to its source column (a copy).
+
+    The mimic columns themselves are zeroed: the result maps the *independent* velocities.
+    """
+    p = plan(model)
+    out = np.array(J, dtype=np.float64, copy=True)
+    if p.mimic_v.size:
+        np.add.at(np.moveaxis(out, -1, 0), p.mimic_source_v,
+                  np.moveaxis(out[..., p.mimic_v] * p.mimic_multiplier, -1, 0))
+        out[..., p.mimic_v] = 0.0
+    return out
+
+
+def velocity_indices_of_joints(model: Any, joint_indices: ArrayLike) -> IntArray:
+    """Velocity-variable indices of the given joints, in order."""
+    starts = np.asarray(model.joint_v_start)[np.asarray(joint_indices, dtype=np.intp)]
+    counts = np.asarray(model.joint_nv)[np.asarray(joint_indices, dtype=np.intp)]
+    return np.concatenate([np.arange(s, s + c) for s, c in zip(starts, counts, strict=True)]
+                          ).astype(np.intp) if len(starts) else np.zeros(0, np.intp)
+
+
+# ---------------------------------------------------------------------------- configuration space
+
+
+def integrate(model: Any, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> FloatArray:
+    """``q ⊕ v dt``: move along velocity ``v`` for ``dt`` seconds (exact on SO(3) parts).
+
+    Args:
+        model: The robot model.
+        q: ``(..., nq)`` positions.
+        v: ``(..., nv)`` velocities (``[w_FM; v_FM]`` for floating/rpy joints).
+        dt: Duration [s].
+
+    Returns:
+        ``(..., nq)`` new positions (quaternions unit, mimic variables not re-applied).
+    """
+    qa = _check_q(model, q, 'integrate')
+    va = np.asarray(v, dtype=np.float64)
+    p = plan(model)
+    if va.shape[-1:] != (model.nv,):
+        raise InvalidArgumentError(f'integrate: v must have shape (..., {model.nv}), got '
+                                   f'{va.shape}')
+    out = np.array(np.broadcast_to(qa, np.broadcast_shapes(qa.shape[:-1], va.shape[:-1])
+                                   + (model.nq,)))
+    simple = p.q_of_v >= 0
+    out[..., p.q_of_v[simple]] += va[..., simple] * dt
+    for joints, kind in ((p.floating, 'floating'), (p.rpy, 'rpy')):
+        if not joints.size:
+            continue
+        v0 = np.asarray(model.joint_v_start)[joints][:, None] + np.arange(6)
+        w, lin = va[..., v0[:, :3]] * dt, va[..., v0[:, 3:]] * dt
+        if kind == 'floating':
+            qs = p.floating_q
+            out[..., qs[:, :3]] += lin
+            R = rotation_exp(w) @ rotation_from_quat_xyzw(out[..., qs[:, 3:]])
+            from robot_state_core.transforms import quat_xyzw_from_rotation
+
+            out[..., qs[:, 3:]] = quat_xyzw_from_rotation(R)
+        else:
+            qs = p.rpy_q
+            out[..., qs[:, 3:]] += lin
+            R = rotation_exp(w) @ rotation_from_rpy(out[..., qs[:, :3]])
+            out[..., qs[:, :3]] = rpy_from_rotation(R)
+    return out
+
+
+def difference(model: Any, q0: ArrayLike, q1: ArrayLike) -> FloatArray:
+    """The velocity ``v`` with ``integrate(q0, v) == q1`` (shortest arc for angles).
+
+    Args:
+        model: The robot model.
+        q0: ``(..., nq)`` start positions.
+        q1: ``(..., nq)`` end positions.
+
+    Returns:
+        ``(..., nv)``; continuous joints and planar theta take the shortest arc, quaternion
+        and rpy joints the rotation vector of ``R1 R0^T`` (in the joint frame F).
+    """
+    a = _check_q(model, q0, 'difference')
+    b = _check_q(model, q1, 'difference')
+    p = plan(model)
+    shape = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
+    out = np.zeros(shape + (model.nv,))
+    simple = p.q_of_v >= 0
+    d = b[..., p.q_of_v[simple]] - a[..., p.q_of_v[simple]]
+    wrap = np.asarray(model.variable_bounded)[p.q_of_v[simple]] == False  # noqa: E712
+    wrap &= np.isin(np.arange(model.nq)[p.q_of_v[simple]], _angle_variables(model))
+    d = np.where(wrap, (d + np.pi) % (2 * np.pi) - np.pi, d)
+    out[..., simple] = d
+    for joints, qs, kind in ((p.floating, p.floating_q, 'floating'), (p.rpy, p.rpy_q, 'rpy')):
+        if not joints.size:
+            continue
+        v0 = np.asarray(model.joint_v_start)[joints][:, None] + np.arange(6)
+        if kind == 'floating':
+            R0 = rotation_from_quat_xyzw(a[..., qs[:, 3:]])
+            R1 = rotation_from_quat_xyzw(b[..., qs[:, 3:]])
+            t0, t1 = a[..., qs[:, :3]], b[..., qs[:, :3]]
+        else:
+            R0 = rotation_from_rpy(a[..., qs[:, :3]])
+            R1 = rotation_from_rpy(b[..., qs[:, :3]])
+            t0, t1 = a[..., qs[:, 3:]], b[..., qs[:, 3:]]
+        out[..., v0[:, :3]] = rotation_log(R1 @ np.swapaxes(R0, -1, -2))
+        out[..., v0[:, 3:]] = t1 - t0
+    return out
+
+
+def _angle_variables(model: Any) -> IntArray:
+    """Q indices of angles that wrap: continuous joints and planar theta."""
+    cached = model.__dict__.get('_angle_variables')
+    if cached is None:
+        idx = [int(model.joint_q_start[j]) for j, t in enumerate(model.joint_types)
+               if t is JointType.CONTINUOUS]
+        idx += [int(model.joint_q_start[j]) + 2 for j, t in enumerate(model.joint_types)
+                if t is JointType.PLANAR]
+        cached = _ro(sorted(idx), np.intp)
+        model.__dict__['_angle_variables'] = cached
+    return cached  # type: ignore[no-any-return]

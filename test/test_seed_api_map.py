@@ -1,0 +1,276 @@
+"""The seed API map (docs/seed_api_map.md) names only attributes that exist (decision C2).
+
+Every table row maps one seed member to a dotted reference (module, class, function, method,
+property, enum member, module constant, dataclass/slots field, or an instance attribute of a
+class listed in ``_INSTANCE_FACTORIES``) or to ``—`` with a reason. Reverse checks keep the map
+complete as ``SceneGraph`` and ``RpyFloatingJoint`` grow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+import dataclasses
+from dataclasses import dataclass
+import functools
+import importlib
+import os
+from pathlib import Path
+import re
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
+from robot_state_core.robot_model import RobotModel
+from robot_state_core.rpy_floating import RpyFloatingJoint
+from robot_state_core.scene_graph import SceneGraph
+
+DOC = Path(__file__).resolve().parents[1] / 'docs' / 'seed_api_map.md'
+HEADER = ('seed member', 'ours', 'row', 'note')
+LEFT_OUT = '—'
+_REF = re.compile(r'`(robot_state_core(?:\.[A-Za-z_][A-Za-z0-9_]*)+)`')
+_ROW_TOKEN = re.compile(r'[A-Z]+(?:-[A-Z0-9]+)+|§\d+(?:\.\d+)?')
+
+# Minimum row counts: the seed classes are large, a short table means rows went missing.
+MIN_ROWS = {
+    ('SceneGraph',): 45,
+    ('RpyFloatingJoint', 'Joint<T> (inherited by RpyFloatingJoint)'): 40,
+}
+# Classes whose every public member must appear in the map, and the table that maps them.
+REVERSE_CHECKED: tuple[type, ...] = (SceneGraph, RpyFloatingJoint)
+
+
+@functools.cache
+def _default_robot_model() -> RobotModel:
+    return RobotModel.from_urdf_file(default_robot_urdf_path(), default_robot_srdf_path())
+
+
+# Plain classes whose public data lives in instance attributes set in __init__: the reference
+# ``Class.attr`` is checked on a representative instance.
+_INSTANCE_FACTORIES: dict[type, Callable[[], object]] = {RobotModel: _default_robot_model}
+
+
+@dataclass(frozen=True)
+class Row:
+    table: str
+    index: int
+    line: int
+    seed_member: str
+    ours: str
+    row_ids: str
+    note: str
+
+    @property
+    def test_id(self) -> str:
+        table = re.sub(r'\W+', '_', self.table).strip('_')
+        member = re.sub(r'\W+', '_', self.seed_member).strip('_')[:50]
+        return f'{table}-{self.index:02d}-{member}'
+
+
+def _cells(line: str) -> list[str]:
+    r"""The cells of a markdown table line (``\|`` is an escaped pipe)."""
+    body = line.strip()
+    body = body[1:-1] if body.endswith('|') else body[1:]
+    return [c.strip().replace('\\|', '|') for c in re.split(r'(?<!\\)\|', body)]
+
+
+def _parse(text: str) -> tuple[list[Row], list[str]]:
+    """All rows of the map's tables, and the problems with the tables' shape."""
+    rows: list[Row] = []
+    problems: list[str] = []
+    heading = ''
+    in_table = False
+    counts: dict[str, int] = {}
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if line.startswith('#'):
+            heading = line.lstrip('#').strip()
+            in_table = False
+            continue
+        if not line.startswith('|'):
+            in_table = False
+            continue
+        cells = _cells(line)
+        if not in_table:
+            if tuple(c.lower() for c in cells) != HEADER:
+                problems.append(f'line {number}: table header {cells} is not {list(HEADER)}')
+            elif not re.fullmatch(r'\|(\s*:?-+:?\s*\|){4}', lines[number].strip()
+                                  if number < len(lines) else ''):
+                problems.append(f'line {number + 1}: missing separator row')
+            elif heading in counts:
+                problems.append(f'line {number}: second table under heading {heading!r}')
+            else:
+                counts[heading] = 0
+            in_table = True
+            continue
+        if set(line.replace('|', '').strip()) <= set('-: '):
+            continue  # separator
+        if len(cells) != len(HEADER):
+            problems.append(f'line {number}: {len(cells)} cells, expected {len(HEADER)}')
+            continue
+        counts[heading] = counts.get(heading, 0) + 1
+        rows.append(Row(heading, counts[heading], number, *cells))
+    return rows, problems
+
+
+ROWS, TABLE_PROBLEMS = _parse(DOC.read_text(encoding='utf-8')) if DOC.is_file() else ([], [])
+
+
+def _import_longest_module(parts: list[str]) -> tuple[ModuleType, list[str]]:
+    """Import the longest module prefix of ``parts``; return it and the remaining names."""
+    for i in range(len(parts), 0, -1):
+        name = '.'.join(parts[:i])
+        try:
+            return importlib.import_module(name), parts[i:]
+        except ModuleNotFoundError as err:
+            missing = err.name or ''
+            if name != missing and not name.startswith(missing + '.'):
+                raise  # a real import error inside an existing module
+    raise ModuleNotFoundError(f'no module in {".".join(parts)!r}')
+
+
+def _instance_attributes(cls: type) -> set[str]:
+    """Declared instance attributes of ``cls``: dataclass fields, slots, annotations."""
+    names: set[str] = set()
+    if dataclasses.is_dataclass(cls):
+        names.update(f.name for f in dataclasses.fields(cls))
+    for klass in cls.__mro__:
+        slots = vars(klass).get('__slots__', ())
+        names.update((slots,) if isinstance(slots, str) else slots)
+        names.update(vars(klass).get('__annotations__', {}))
+    return names
+
+
+def resolve(reference: str) -> object:
+    """Resolve a dotted reference from the package; raise AttributeError if it does not exist.
+
+    Returns the object, or the owning class for a field that exists only on instances.
+    """
+    parts = reference.split('.')
+    private = [p for p in parts if p.startswith('_')]
+    if private:
+        raise AttributeError(f'{reference}: private name(s) {private}')
+    obj: Any
+    obj, rest = _import_longest_module(parts)
+    for k, name in enumerate(rest):
+        if hasattr(obj, name):
+            obj = getattr(obj, name)
+            continue
+        last = k == len(rest) - 1
+        if isinstance(obj, type) and last:
+            if name in _instance_attributes(obj):
+                return obj
+            factory = _INSTANCE_FACTORIES.get(obj)
+            if factory is not None and hasattr(factory(), name):
+                return obj
+        raise AttributeError(f'{reference}: {obj!r} has no attribute {name!r}')
+    return obj
+
+
+def _ours_reference(row: Row) -> str | None:
+    """The dotted reference of the ``ours`` cell, ``None`` for ``—``; raises if malformed."""
+    if row.ours == LEFT_OUT:
+        return None
+    match = _REF.fullmatch(row.ours)
+    if match is None:
+        raise ValueError(f'line {row.line}: ours cell {row.ours!r} is neither {LEFT_OUT!r} nor '
+                         'one `robot_state_core.dotted.name` in backticks')
+    return match.group(1)
+
+
+def _all_references() -> set[str]:
+    return {ref for row in ROWS if (ref := _ours_reference(row)) is not None}
+
+
+# --------------------------------------------------------------------------------------- tests
+
+
+def test_map_exists_and_tables_are_well_formed() -> None:
+    assert DOC.is_file(), f'{DOC} is missing'
+    assert not TABLE_PROBLEMS, '\n'.join(TABLE_PROBLEMS)
+    assert ROWS, 'no table rows found'
+
+
+@pytest.mark.parametrize('row', ROWS, ids=[r.test_id for r in ROWS])
+def test_row(row: Row) -> None:
+    """Each row: a seed member, and either a resolvable reference or a reason for leaving out."""
+    assert row.seed_member, f'line {row.line}: empty seed member'
+    reference = _ours_reference(row)
+    if reference is None:
+        assert row.note, f'line {row.line}: {row.seed_member} is left out without a reason'
+        return
+    try:
+        resolve(reference)
+    except (AttributeError, ImportError) as err:
+        pytest.fail(f'line {row.line}: {row.seed_member} -> {reference} does not resolve: {err}')
+
+
+def test_row_ids_are_well_formed() -> None:
+    bad = [f'line {r.line}: {r.row_ids!r}' for r in ROWS if r.row_ids != LEFT_OUT and (
+        not r.row_ids or any(not _ROW_TOKEN.fullmatch(t.strip()) for t in r.row_ids.split(',')))]
+    assert not bad, 'row cells must be inventory IDs (comma-separated), §x.y, or —:\n' + \
+        '\n'.join(bad)
+
+
+def test_row_ids_exist_in_the_feature_inventory() -> None:
+    shared = os.environ.get('RSC_SHARED_DIR')
+    inventory = Path(shared) / 'reference' / 'seed_features.md' if shared else None
+    if inventory is None or not inventory.is_file():
+        pytest.skip('the feature inventory (reference/seed_features.md) is not available')
+    text = inventory.read_text(encoding='utf-8')
+    known = set(re.findall(r'^\|\s*([A-Z]+(?:-[A-Z0-9]+)+)\s*\|', text, flags=re.MULTILINE))
+    sections = set(re.findall(r'^#+\s*(\d+(?:\.\d+)?)\.?\s', text, flags=re.MULTILINE))
+    unknown = []
+    for row in ROWS:
+        if row.row_ids == LEFT_OUT:
+            continue
+        for token in (t.strip() for t in row.row_ids.split(',')):
+            found = token[1:] in sections if token.startswith('§') else token in known
+            if not found:
+                unknown.append(f'line {row.line}: {token}')
+    assert not unknown, 'row IDs not in seed_features.md:\n' + '\n'.join(unknown)
+
+
+def test_rows_are_not_duplicated() -> None:
+    seen: dict[tuple[str, str, str], int] = {}
+    duplicates = []
+    for row in ROWS:
+        key = (row.table, row.seed_member, row.ours)
+        if key in seen:
+            duplicates.append(f'line {row.line} repeats line {seen[key]}: {key}')
+        seen.setdefault(key, row.line)
+    assert not duplicates, '\n'.join(duplicates)
+
+
+@pytest.mark.parametrize(('tables', 'minimum'), list(MIN_ROWS.items()),
+                         ids=['+'.join(t) for t in MIN_ROWS])
+def test_tables_are_non_trivial(tables: tuple[str, ...], minimum: int) -> None:
+    present = {r.table for r in ROWS}
+    missing = [t for t in tables if t not in present]
+    assert not missing, f'tables {missing} not found (headings: {sorted(present)})'
+    count = sum(r.table in tables for r in ROWS)
+    assert count >= minimum, f'{tables}: {count} rows, expected at least {minimum}'
+
+
+@pytest.mark.parametrize('cls', REVERSE_CHECKED, ids=[c.__name__ for c in REVERSE_CHECKED])
+def test_every_public_member_is_mapped(cls: type) -> None:
+    """Reverse check: a public member added to the class must get a row in the map."""
+    prefix = f'{cls.__module__}.{cls.__qualname__}.'
+    mapped = {ref[len(prefix):] for ref in _all_references() if ref.startswith(prefix)}
+    public = {n for klass in cls.__mro__[:-1] for n in vars(klass) if not n.startswith('_')}
+    missing = sorted(public - mapped)
+    assert not missing, f'public members of {cls.__name__} missing from {DOC.name}: {missing}'
+
+
+def test_resolver_rejects_unknown_names() -> None:
+    """The resolver is strict: typos, private names and unknown modules fail."""
+    for reference in ('robot_state_core.scene_graph.SceneGraph.addLink',
+                      'robot_state_core.scene_graph.SceneGraph._links',
+                      'robot_state_core.joints.JointLimits.lower.real',
+                      'robot_state_core.robot_model.RobotModel.no_such_array',
+                      'robot_state_core.no_such_module.Thing'):
+        with pytest.raises((AttributeError, ImportError)):
+            resolve(reference)
+    assert resolve('robot_state_core.joints.JointType.FIXED') is not None
+    assert resolve('robot_state_core.robot_model.RobotModel.joint_q_start') is RobotModel
