@@ -228,7 +228,7 @@ def local_joint_transforms(model: Any, q: ArrayLike) -> FloatArray:
         return _local_single(model, p, qa)
     batch = qa.shape[:-1]
     X = np.moveaxis(_local_soa(model, p, qa.reshape(-1, model.nq)), -1, 0)
-    return X.reshape(batch + X.shape[1:])  # type: ignore[no-any-return]
+    return X.reshape(batch + X.shape[1:])
 
 
 def _local_single(model: Any, p: KinematicsPlan, q: FloatArray) -> FloatArray:
@@ -240,7 +240,7 @@ def _local_single(model: Any, p: KinematicsPlan, q: FloatArray) -> FloatArray:
     np.cos(theta, out=coef[:, 0, 2])
     np.subtract(1.0, coef[:, 0, 2], out=coef[:, 0, 2])
     coef[:, 0, 3] = theta
-    X = np.matmul(coef, p.coefficients_jk).reshape(J, 4, 4)
+    X: FloatArray = np.matmul(coef, p.coefficients_jk).reshape(J, 4, 4)
     if p.planar.size or p.floating.size or p.rpy.size:
         X = _multi_dof_transforms(model, p, q, X)
     return X
@@ -256,7 +256,7 @@ def _local_soa(model: Any, p: KinematicsPlan, q: FloatArray) -> FloatArray:
         coef[p.one_dof, 1] = np.sin(theta)
         coef[p.one_dof, 2] = 1.0 - np.cos(theta)
         coef[p.one_dof, 3] = theta
-    X = np.matmul(p.coefficients_soa, coef).reshape(J, 4, 4, N)
+    X: FloatArray = np.matmul(p.coefficients_soa, coef).reshape(J, 4, 4, N)
     if p.planar.size or p.floating.size or p.rpy.size:
         multi = np.concatenate([p.planar, p.floating, p.rpy])
         dense = np.broadcast_to(np.eye(4), (N, J, 4, 4)).copy()
@@ -272,8 +272,8 @@ def _multi_dof_transforms(model: Any, p: KinematicsPlan, q: FloatArray,
     if p.planar.size:
         x, y, th = (q[..., p.planar_q[:, k]] for k in range(3))
         c, s = np.cos(th), np.sin(th)
-        M = np.zeros(q.shape[:-1] + (p.planar.size, 4, 4))
-        Rz = np.zeros(q.shape[:-1] + (p.planar.size, 3, 3))
+        M = np.zeros((*q.shape[:-1], p.planar.size, 4, 4))
+        Rz = np.zeros((*q.shape[:-1], p.planar.size, 3, 3))
         Rz[..., 0, 0], Rz[..., 0, 1], Rz[..., 1, 0], Rz[..., 1, 1] = c, -s, s, c
         Rz[..., 2, 2] = 1.0
         P = p.planar_basis
@@ -283,14 +283,14 @@ def _multi_dof_transforms(model: Any, p: KinematicsPlan, q: FloatArray,
         motions.append((p.planar, M))
     if p.floating.size:
         qf = q[..., p.floating_q]
-        M = np.zeros(q.shape[:-1] + (p.floating.size, 4, 4))
+        M = np.zeros((*q.shape[:-1], p.floating.size, 4, 4))
         M[..., :3, :3] = rotation_from_quat_xyzw(qf[..., 3:7])
         M[..., :3, 3] = qf[..., 0:3]
         M[..., 3, 3] = 1.0
         motions.append((p.floating, M))
     if p.rpy.size:
         qr = q[..., p.rpy_q]
-        M = np.zeros(q.shape[:-1] + (p.rpy.size, 4, 4))
+        M = np.zeros((*q.shape[:-1], p.rpy.size, 4, 4))
         M[..., :3, :3] = rotation_from_rpy(qr[..., 0:3])
         M[..., :3, 3] = qr[..., 3:6]
         M[..., 3, 3] = 1.0
@@ -317,7 +317,7 @@ def forward_kinematics(model: Any, q: ArrayLike) -> FloatArray:
     if qa.ndim == 1:
         return compose_link_poses(model, local_joint_transforms(model, qa))
     X = np.moveaxis(forward_kinematics_soa(model, qa.reshape(-1, model.nq)), -1, 0)
-    return X.reshape(qa.shape[:-1] + X.shape[1:])  # type: ignore[no-any-return]
+    return X.reshape(qa.shape[:-1] + X.shape[1:])
 
 
 def compose_link_poses(model: Any, X_PC: FloatArray) -> FloatArray:
@@ -334,9 +334,9 @@ def compose_link_poses(model: Any, X_PC: FloatArray) -> FloatArray:
         for anc in p.jump_ancestors:
             Y = Y[anc] @ Y
         return Y[:L]
-    soa = np.moveaxis(X_PC.reshape((-1,) + X_PC.shape[-3:]), 0, -1)
+    soa = np.moveaxis(X_PC.reshape((-1, *X_PC.shape[-3:])), 0, -1)
     X = np.moveaxis(_compose_soa(model, p, soa), -1, 0)
-    return X.reshape(batch + X.shape[1:])  # type: ignore[no-any-return]
+    return X.reshape(batch + X.shape[1:])
 
 
 def _compose_soa(model: Any, p: KinematicsPlan, X_PC: FloatArray) -> FloatArray:
@@ -468,8 +468,7 @@ def integrate(model: Any, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> FloatA
     if va.shape[-1:] != (model.nv,):
         raise InvalidArgumentError(f'integrate: v must have shape (..., {model.nv}), got '
                                    f'{va.shape}')
-    out = np.array(np.broadcast_to(qa, np.broadcast_shapes(qa.shape[:-1], va.shape[:-1])
-                                   + (model.nq,)))
+    out = np.array(np.broadcast_to(qa, (*np.broadcast_shapes(qa.shape[:-1], va.shape[:-1]), model.nq)))
     simple = p.q_of_v >= 0
     out[..., p.q_of_v[simple]] += va[..., simple] * dt
     for joints, kind in ((p.floating, 'floating'), (p.rpy, 'rpy')):
@@ -508,7 +507,7 @@ def difference(model: Any, q0: ArrayLike, q1: ArrayLike) -> FloatArray:
     b = _check_q(model, q1, 'difference')
     p = plan(model)
     shape = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
-    out = np.zeros(shape + (model.nv,))
+    out = np.zeros((*shape, model.nv))
     simple = p.q_of_v >= 0
     d = b[..., p.q_of_v[simple]] - a[..., p.q_of_v[simple]]
     wrap = np.asarray(model.variable_bounded)[p.q_of_v[simple]] == False  # noqa: E712

@@ -144,7 +144,7 @@ def quat_xyzw_from_wxyz(quat_wxyz: ArrayLike) -> FloatArray:
 def skew(w: ArrayLike) -> FloatArray:
     """Skew-symmetric matrices ``[w]x`` (..., 3, 3) with ``[w]x @ v == cross(w, v)``."""
     a = np.asarray(w, dtype=np.float64)
-    S = np.zeros(a.shape[:-1] + (3, 3))
+    S = np.zeros((*a.shape[:-1], 3, 3))
     S[..., 0, 1], S[..., 0, 2] = -a[..., 2], a[..., 1]
     S[..., 1, 0], S[..., 1, 2] = a[..., 2], -a[..., 0]
     S[..., 2, 0], S[..., 2, 1] = -a[..., 1], a[..., 0]
