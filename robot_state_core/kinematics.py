@@ -468,7 +468,8 @@ def integrate(model: Any, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> FloatA
     if va.shape[-1:] != (model.nv,):
         raise InvalidArgumentError(f'integrate: v must have shape (..., {model.nv}), got '
                                    f'{va.shape}')
-    out = np.array(np.broadcast_to(qa, (*np.broadcast_shapes(qa.shape[:-1], va.shape[:-1]), model.nq)))
+    batch = np.broadcast_shapes(qa.shape[:-1], va.shape[:-1])
+    out = np.array(np.broadcast_to(qa, (*batch, model.nq)))
     simple = p.q_of_v >= 0
     out[..., p.q_of_v[simple]] += va[..., simple] * dt
     for joints, kind in ((p.floating, 'floating'), (p.rpy, 'rpy')):
