@@ -19,6 +19,7 @@ batched product per level). Both give the same poses to ~1e-15.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import math
 from typing import Any
 
 import numpy as np
@@ -227,7 +228,7 @@ def local_joint_transforms(model: Any, q: ArrayLike) -> FloatArray:
     if qa.ndim == 1:
         return _local_single(model, p, qa)
     batch = qa.shape[:-1]
-    X = np.moveaxis(_local_soa(model, p, qa.reshape(-1, model.nq)), -1, 0)
+    X = np.moveaxis(_local_soa(model, p, qa.reshape(math.prod(qa.shape[:-1]), model.nq)), -1, 0)
     return X.reshape(batch + X.shape[1:])
 
 
@@ -316,7 +317,7 @@ def forward_kinematics(model: Any, q: ArrayLike) -> FloatArray:
     qa = _check_q(model, q, 'forward_kinematics')
     if qa.ndim == 1:
         return compose_link_poses(model, local_joint_transforms(model, qa))
-    X = np.moveaxis(forward_kinematics_soa(model, qa.reshape(-1, model.nq)), -1, 0)
+    X = np.moveaxis(forward_kinematics_soa(model, qa.reshape(math.prod(qa.shape[:-1]), model.nq)), -1, 0)
     return X.reshape(qa.shape[:-1] + X.shape[1:])
 
 
@@ -372,7 +373,7 @@ def forward_kinematics_soa(model: Any, q: ArrayLike) -> FloatArray:
     """
     qa = _check_q(model, q, 'forward_kinematics_soa')
     p = plan(model)
-    return _compose_soa(model, p, _local_soa(model, p, qa.reshape(-1, model.nq)))
+    return _compose_soa(model, p, _local_soa(model, p, qa.reshape(math.prod(qa.shape[:-1]), model.nq)))
 
 
 def link_pose(model: Any, q: ArrayLike, link: str | int) -> FloatArray:
@@ -416,7 +417,7 @@ def jacobian(model: Any, q: ArrayLike, link: str | int, point_L: ArrayLike = (0.
     X_target = X_WL[..., li, :, :]
     point_W = (np.einsum('...ab,...b->...a', X_target[..., :3, :3], np.asarray(point_L, float))
                + X_target[..., :3, 3])
-    center_W = X_WL[..., p.child[p.v_joint], :3, 3]
+    center_W = X_WL[..., :3, 3][..., p.child[p.v_joint], :]
     moment = np.cross(axis_W, point_W[..., None, :] - center_W)
     rot = p.v_rotational[:, None]
     moves = p.link_ancestor_v[li][:, None]
@@ -543,3 +544,55 @@ def _angle_variables(model: Any) -> IntArray:
         cached = _ro(sorted(idx), np.intp)
         model.__dict__['_angle_variables'] = cached
     return cached  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------------------- scene state (SG-49)
+
+
+@dataclass(frozen=True)
+class SceneState:
+    """tesseract's ``SceneState`` (SG-C8): joint values and the resulting world transforms.
+
+    Attributes:
+        joints: The variable values used, ``{variable name: value}`` (every model variable).
+        link_transforms: ``{link name: X_WL (4, 4)}`` in the model frame.
+        joint_transforms: ``{joint name: X_WC (4, 4)}``: the joint frame after its motion, which
+            is the child link's frame (tesseract gives both for convenience).
+    """
+
+    joints: dict[str, float]
+    link_transforms: dict[str, FloatArray]
+    joint_transforms: dict[str, FloatArray]
+
+
+def compute_scene_state(model: Any, joint_values: Any = None) -> SceneState:
+    """Compute a :class:`SceneState` from joint values (SG-49; tesseract's state solver).
+
+    Args:
+        model: A :class:`~robot_state_core.robot_model.RobotModel`, or a
+            :class:`~robot_state_core.scene_graph.SceneGraph` (compiled on the fly).
+        joint_values: ``{variable or 1-DOF joint name: value}``, or multi-DOF ``{joint name:
+            (nq_j,) values}``; unspecified variables take the model's defaults. Mimic joints
+            follow their sources.
+
+    Raises:
+        UnknownNameError: A name is neither a variable nor a joint of the model.
+    """
+    from robot_state_core.robot_model import RobotModel
+
+    if not isinstance(model, RobotModel):
+        model = RobotModel.from_scene_graph(model)
+    q = np.array(model.default_positions, dtype=np.float64)
+    for name, value in (joint_values or {}).items():
+        if model.has_variable(name):
+            q[model.variable_index(name)] = float(value)
+        else:
+            j = model.joint_index(name)
+            start, n = int(model.joint_q_start[j]), int(model.joint_nq[j])
+            q[start:start + n] = np.asarray(value, dtype=np.float64).reshape(n)
+    model.apply_mimic(q)
+    X_WL = forward_kinematics(model, q)
+    links = {name: X_WL[i] for i, name in enumerate(model.link_names)}
+    joints = {name: X_WL[int(model.joint_child_link[j])]
+              for j, name in enumerate(model.joint_names)}
+    return SceneState(dict(zip(model.variable_names, q.tolist(), strict=True)), links, joints)
