@@ -317,7 +317,8 @@ def forward_kinematics(model: Any, q: ArrayLike) -> FloatArray:
     qa = _check_q(model, q, 'forward_kinematics')
     if qa.ndim == 1:
         return compose_link_poses(model, local_joint_transforms(model, qa))
-    X = np.moveaxis(forward_kinematics_soa(model, qa.reshape(math.prod(qa.shape[:-1]), model.nq)), -1, 0)
+    flat = qa.reshape(math.prod(qa.shape[:-1]), model.nq)
+    X = np.moveaxis(forward_kinematics_soa(model, flat), -1, 0)
     return X.reshape(qa.shape[:-1] + X.shape[1:])
 
 
@@ -373,7 +374,8 @@ def forward_kinematics_soa(model: Any, q: ArrayLike) -> FloatArray:
     """
     qa = _check_q(model, q, 'forward_kinematics_soa')
     p = plan(model)
-    return _compose_soa(model, p, _local_soa(model, p, qa.reshape(math.prod(qa.shape[:-1]), model.nq)))
+    flat = qa.reshape(math.prod(qa.shape[:-1]), model.nq)
+    return _compose_soa(model, p, _local_soa(model, p, flat))
 
 
 def link_pose(model: Any, q: ArrayLike, link: str | int) -> FloatArray:

@@ -11,7 +11,7 @@ import pinocchio_oracle
 import pytest
 import robot_corpus
 
-from robot_state_core import kinematics as K
+from robot_state_core import kinematics as kin
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.transforms import rotation_log
 
@@ -48,11 +48,11 @@ def test_jacobian_matches_pinocchio(robot: str, tips: list[str]) -> None:
     for _ in range(10):
         q = pinocchio_oracle.random_q(model, rng)
         qp = pinocchio_oracle.to_pinocchio_q(model, pm, q)
-        X = K.forward_kinematics(model, q)
+        X = kin.forward_kinematics(model, q)
         for tip in tips:
-            ours = K.jacobian(model, q, tip, X_WL=X)
+            ours = kin.jacobian(model, q, tip, X_WL=X)
             if with_mimic:
-                ours = K.fold_mimic_columns(model, ours)
+                ours = kin.fold_mimic_columns(model, ours)
             theirs = pin.computeFrameJacobian(pm, data, qp, pm.getFrameId(tip),
                                               pin.LOCAL_WORLD_ALIGNED)
             np.testing.assert_allclose(ours[:, columns], theirs, rtol=0, atol=PIN_TOL)
@@ -65,8 +65,8 @@ def _fd_jacobian(model: RobotModel, q: np.ndarray, link: str, point: np.ndarray)
     for k in range(model.nv):
         dv = np.zeros(model.nv)
         dv[k] = FD_STEP
-        Xp = K.forward_kinematics(model, K.integrate(model, q, dv))[li]
-        Xm = K.forward_kinematics(model, K.integrate(model, q, -dv))[li]
+        Xp = kin.forward_kinematics(model, kin.integrate(model, q, dv))[li]
+        Xm = kin.forward_kinematics(model, kin.integrate(model, q, -dv))[li]
         J[:3, k] = (Xp[:3, :3] @ point + Xp[:3, 3] - Xm[:3, :3] @ point - Xm[:3, 3]) / (
             2 * FD_STEP)
         J[3:, k] = rotation_log(Xp[:3, :3] @ Xm[:3, :3].T) / (2 * FD_STEP)
@@ -82,7 +82,7 @@ def test_jacobian_matches_finite_differences_for_every_joint_type(link: str) -> 
     point = np.array([0.03, -0.02, 0.05])
     for _ in range(5):
         q = pinocchio_oracle.random_q(model, rng)
-        np.testing.assert_allclose(K.jacobian(model, q, link, point), _fd_jacobian(
+        np.testing.assert_allclose(kin.jacobian(model, q, link, point), _fd_jacobian(
             model, q, link, point), rtol=0, atol=FD_TOL)
 
 
@@ -91,10 +91,10 @@ def test_batched_jacobian_equals_single() -> None:
     model = RobotModel.from_urdf_file(RESOURCES / 'all_joint_types.urdf')
     rng = np.random.default_rng(4)
     Q = np.stack([pinocchio_oracle.random_q(model, rng) for _ in range(6)]).reshape(2, 3, -1)
-    J = K.jacobian(model, Q, 'tool', [0.1, 0, 0])
+    J = kin.jacobian(model, Q, 'tool', [0.1, 0, 0])
     assert J.shape == (2, 3, 6, model.nv)
     for idx in np.ndindex(2, 3):
-        np.testing.assert_allclose(J[idx], K.jacobian(model, Q[idx], 'tool', [0.1, 0, 0]),
+        np.testing.assert_allclose(J[idx], kin.jacobian(model, Q[idx], 'tool', [0.1, 0, 0]),
                                    atol=1e-14)
 
 
@@ -103,14 +103,14 @@ def test_mimic_folding_matches_differentiating_through_the_mimic_map() -> None:
     model = RobotModel.from_urdf_file(RESOURCES / 'all_joint_types.urdf')
     q = model.default_positions.copy()
     a = model.variable_index('finger_a_joint')
-    J = K.fold_mimic_columns(model, K.jacobian(model, q, 'finger_c'))
-    va = int(K.plan(model).q_of_v.tolist().index(a))
+    J = kin.fold_mimic_columns(model, kin.jacobian(model, q, 'finger_c'))
+    va = int(kin.plan(model).q_of_v.tolist().index(a))
 
     def tip(x: float) -> np.ndarray:
         qq = q.copy()
         qq[a] = x
         model.apply_mimic(qq)
-        return K.forward_kinematics(model, qq)[model.link_index('finger_c'), :3, 3]
+        return kin.forward_kinematics(model, qq)[model.link_index('finger_c'), :3, 3]
 
     fd = (tip(q[a] + FD_STEP) - tip(q[a] - FD_STEP)) / (2 * FD_STEP)
     np.testing.assert_allclose(J[:3, va], fd, atol=FD_TOL)

@@ -9,7 +9,7 @@ import pinocchio_oracle
 import pytest
 import robot_corpus
 
-from robot_state_core import kinematics as K
+from robot_state_core import kinematics as kin
 from robot_state_core.default_robot import default_robot_urdf_path
 from robot_state_core.io.urdf import load_urdf_file
 from robot_state_core.joints import JointType
@@ -40,7 +40,7 @@ def test_fk_of_every_link_matches_pinocchio(urdf: Path) -> None:
               if fr.type == pin.FrameType.BODY]
     rng = np.random.default_rng(7)
     Q = np.stack([pinocchio_oracle.random_q(model, rng) for _ in range(CONFIGS)])
-    X = K.forward_kinematics(model, Q)  # batched path
+    X = kin.forward_kinematics(model, Q)  # batched path
     worst_p = worst_r = 0.0
     for n in range(CONFIGS):
         pin.framesForwardKinematics(pm, data, pinocchio_oracle.to_pinocchio_q(model, pm, Q[n]))
@@ -58,12 +58,12 @@ def test_batched_fk_equals_single_config_path(name: str) -> None:
     model = RobotModel.from_urdf_file(r.urdf_path, package_map=r.package_map)
     rng = np.random.default_rng(3)
     Q = np.stack([pinocchio_oracle.random_q(model, rng) for _ in range(24)]).reshape(2, 3, 4, -1)
-    X = K.forward_kinematics(model, Q)
+    X = kin.forward_kinematics(model, Q)
     assert X.shape == (2, 3, 4, model.link_count, 4, 4)
     for idx in np.ndindex(2, 3, 4):
-        np.testing.assert_allclose(X[idx], K.forward_kinematics(model, Q[idx]), rtol=0,
+        np.testing.assert_allclose(X[idx], kin.forward_kinematics(model, Q[idx]), rtol=0,
                                    atol=BATCH_TOL)
-    np.testing.assert_allclose(np.moveaxis(K.forward_kinematics_soa(
+    np.testing.assert_allclose(np.moveaxis(kin.forward_kinematics_soa(
         model, Q.reshape(-1, model.nq)), -1, 0), X.reshape(-1, model.link_count, 4, 4),
         rtol=0, atol=BATCH_TOL)
 
@@ -114,7 +114,7 @@ def test_every_joint_type_against_an_independent_implementation(urdf: Path) -> N
         per_joint = {name: q[model.joint_q_start[j]:model.joint_q_start[j] + model.joint_nq[j]]
                      for j, name in enumerate(model.joint_names)}
         expected = _naive_fk(graph, per_joint)
-        X = K.forward_kinematics(model, q)
+        X = kin.forward_kinematics(model, q)
         for name, pose in expected.items():
             np.testing.assert_allclose(X[model.link_index(name)], pose, rtol=0, atol=1e-13)
 
@@ -126,18 +126,18 @@ def test_integrate_and_difference_are_inverse() -> None:
     for _ in range(20):
         q0 = pinocchio_oracle.random_q(model, rng)
         v = rng.normal(scale=0.3, size=model.nv)
-        q1 = K.integrate(model, q0, v)
-        np.testing.assert_allclose(K.difference(model, q0, q1), v, atol=1e-12)
+        q1 = kin.integrate(model, q0, v)
+        np.testing.assert_allclose(kin.difference(model, q0, q1), v, atol=1e-12)
         # integrate(q0, difference(q0, q1)) reproduces q1's poses
-        q2 = K.integrate(model, q0, K.difference(model, q0, q1))
-        np.testing.assert_allclose(K.forward_kinematics(model, q2),
-                                   K.forward_kinematics(model, q1), atol=1e-12)
+        q2 = kin.integrate(model, q0, kin.difference(model, q0, q1))
+        np.testing.assert_allclose(kin.forward_kinematics(model, q2),
+                                   kin.forward_kinematics(model, q1), atol=1e-12)
 
 
 def test_compute_scene_state_from_a_scene_graph() -> None:
     """SG-49: joint values by variable or joint name; joint transform == child link transform."""
     graph = load_urdf_file(RESOURCES / 'all_joint_types.urdf').scene_graph
-    state = K.compute_scene_state(graph, {'rev': 1.5, 'plane': [0.1, 0.2, 0.3],
+    state = kin.compute_scene_state(graph, {'rev': 1.5, 'plane': [0.1, 0.2, 0.3],
                                           'finger_a_joint': 0.02})
     assert state.joints['rev'] == 1.5
     assert state.joints['plane/theta'] == 0.3
@@ -151,4 +151,4 @@ def test_compute_scene_state_from_a_scene_graph() -> None:
     q[model.variable_index('finger_a_joint')] = 0.02
     model.apply_mimic(q)
     np.testing.assert_allclose(state.link_transforms['tool'],
-                               K.forward_kinematics(model, q)[model.link_index('tool')])
+                               kin.forward_kinematics(model, q)[model.link_index('tool')])
