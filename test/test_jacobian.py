@@ -1,5 +1,7 @@
-"""Jacobians: Pinocchio oracle (revolute/prismatic/continuous/mimic chains) and finite
-differences for every joint type (planar, floating, rpy_floating chains built by hand).
+"""Jacobians against Pinocchio and finite differences.
+
+Pinocchio covers revolute/prismatic/continuous/mimic chains; finite differences cover every joint
+type (planar, floating, rpy_floating chains built by hand).
 """
 
 from __future__ import annotations
