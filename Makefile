@@ -31,5 +31,9 @@ typecheck:
 pytest:
 	@echo "== pytest" && $(PY) -m pytest $(PYTEST_ARGS)
 
+## Benchmarks against Pinocchio / TRAC-IK / coal (not tests; writes benchmarks/results/*.md).
+bench: setup
+	@$(PY) benchmarks/run.py $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) build install log .pytest_cache .mypy_cache .ruff_cache

@@ -2,11 +2,41 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import TransformStamped
+import numpy as np
+from numpy.typing import NDArray
 from tf2_msgs.msg import TFMessage
 
 from robot_state_core.frames import FrameTransforms
+
+_NS_PER_S = 1_000_000_000
+
+
+def stamp_to_ns(stamp: Time) -> int:
+    """A ``builtin_interfaces/Time`` as integer nanoseconds."""
+    return int(stamp.sec) * _NS_PER_S + int(stamp.nanosec)
+
+
+def ns_to_stamp(ns: int) -> Time:
+    """Integer nanoseconds as a ``builtin_interfaces/Time``."""
+    return Time(sec=int(ns // _NS_PER_S), nanosec=int(ns % _NS_PER_S))
+
+
+def joint_state_arrays(msg: Any) -> tuple[tuple[str, ...], NDArray[np.float64]]:
+    """``(names, positions)`` of a sensor_msgs/JointState, positions without a copy.
+
+    rosidl maps float64 sequences to ``array.array('d')``, which numpy reads through the buffer
+    protocol (design study B4a step 2).
+    """
+    position = msg.position
+    try:
+        positions = np.frombuffer(position, dtype=np.float64)
+    except TypeError:
+        positions = np.asarray(position, dtype=np.float64)
+    return tuple(msg.name), positions
 
 
 def tf_message(frames: FrameTransforms, stamp: Time, frame_prefix: str = '') -> TFMessage:

@@ -65,8 +65,8 @@ def run(urdf_path: Path, *, duration: float | None = None, frame_prefix: str = '
         executor.add_node(node)
         dds = (f"domain {os.environ.get('ROS_DOMAIN_ID', '0')}, discovery "
                f"{os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE', 'SUBNET (default)')}")
-        print(f"published robot '{node.robot_name}' ({node.link_count} links, "
-              f'{node.joint_count} joints): /robot_description and '
+        print(f"published robot '{node.robot_name}' ({node.model.link_count} links, "
+              f'{node.model.joint_count} joints): /robot_description and '
               f'{node.static_transform_count} transforms on /tf_static [{dds}]',
               file=out, flush=True)
         start = time.monotonic()

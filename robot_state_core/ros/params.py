@@ -1,0 +1,109 @@
+"""Parameter declarations (with descriptors) and the frozen configs the nodes read them into."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType
+
+#: robot_state_publisher's publish_frequency range [Hz].
+PUBLISH_FREQUENCY_RANGE = (0.0, 1000.0)
+
+
+@dataclass(frozen=True)
+class StatePublisherConfig:
+    """Parameters of the state publisher node (names as robot_state_publisher's).
+
+    Attributes:
+        robot_description: URDF XML (required).
+        robot_description_semantic: SRDF XML ('' for none).
+        publish_frequency: Per-joint rate limit on message stamps [Hz], 0..1000.
+        ignore_timestamp: Publish every JointState regardless of its stamp.
+        frame_prefix: Prepended to every frame id.
+        package_roots: Directories containing ROS packages, for ``package://`` mesh URIs.
+        publish_markers: Publish the robot's MarkerArray on ``robot_markers``.
+        marker_rate: Marker publishing rate [Hz].
+        marker_geometry: ``'visual'`` or ``'collision'``.
+    """
+
+    robot_description: str
+    robot_description_semantic: str = ''
+    publish_frequency: float = 20.0
+    ignore_timestamp: bool = False
+    frame_prefix: str = ''
+    package_roots: tuple[str, ...] = ()
+    publish_markers: bool = True
+    marker_rate: float = 2.0
+    marker_geometry: str = 'visual'
+
+
+_STATE_PUBLISHER_PARAMETERS: tuple[tuple[str, Any, ParameterDescriptor], ...] = (
+    ('robot_description', '', ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING,
+        description='The robot description (URDF XML). Required; a runtime change is validated '
+                    'and republishes robot_description and /tf_static.')),
+    ('robot_description_semantic', '', ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING,
+        description='The semantic description (SRDF XML), optional.')),
+    ('publish_frequency', 20.0, ParameterDescriptor(
+        type=ParameterType.PARAMETER_DOUBLE,
+        description='Per-joint rate limit on JointState stamps [Hz] (robot_state_publisher).',
+        floating_point_range=[FloatingPointRange(from_value=PUBLISH_FREQUENCY_RANGE[0],
+                                                 to_value=PUBLISH_FREQUENCY_RANGE[1])])),
+    ('ignore_timestamp', False, ParameterDescriptor(
+        type=ParameterType.PARAMETER_BOOL,
+        description='Publish every JointState, whatever its stamp.')),
+    ('frame_prefix', '', ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING,
+        description='Prefix prepended to every published frame id.')),
+    ('package_roots', [''], ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING_ARRAY,
+        description='Directories that contain ROS packages, to resolve package:// mesh URIs '
+                    'when no ament index knows the package.')),
+    ('publish_markers', True, ParameterDescriptor(
+        type=ParameterType.PARAMETER_BOOL,
+        description='Publish the robot as a visualization_msgs/MarkerArray on robot_markers.')),
+    ('marker_rate', 2.0, ParameterDescriptor(
+        type=ParameterType.PARAMETER_DOUBLE,
+        description='Rate of the robot_markers MarkerArray [Hz].',
+        floating_point_range=[FloatingPointRange(from_value=0.0, to_value=100.0)])),
+    ('marker_geometry', 'visual', ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING,
+        description="Which geometry the markers show: 'visual' or 'collision'.")),
+)
+
+
+def declare_state_publisher_parameters(node: Any) -> None:
+    """Declare every state publisher parameter on ``node`` (idempotent per node)."""
+    for name, default, descriptor in _STATE_PUBLISHER_PARAMETERS:
+        if not node.has_parameter(name):
+            node.declare_parameter(name, default, descriptor)
+
+
+def state_publisher_parameter_names() -> tuple[str, ...]:
+    """Names of the declared parameters (for the static config checks)."""
+    return tuple(name for name, _, _ in _STATE_PUBLISHER_PARAMETERS)
+
+
+def state_publisher_parameter_types() -> dict[str, int]:
+    """``{name: rcl_interfaces ParameterType}`` of the declared parameters."""
+    return {name: d.type for name, _, d in _STATE_PUBLISHER_PARAMETERS}
+
+
+def read_state_publisher_config(node: Any) -> StatePublisherConfig:
+    """Read the declared parameters into a frozen config."""
+    def get(name: str) -> Any:
+        return node.get_parameter(name).value
+
+    return StatePublisherConfig(
+        robot_description=str(get('robot_description') or ''),
+        robot_description_semantic=str(get('robot_description_semantic') or ''),
+        publish_frequency=float(get('publish_frequency')),
+        ignore_timestamp=bool(get('ignore_timestamp')),
+        frame_prefix=str(get('frame_prefix') or ''),
+        package_roots=tuple(p for p in (get('package_roots') or ()) if p),
+        publish_markers=bool(get('publish_markers')),
+        marker_rate=float(get('marker_rate')),
+        marker_geometry=str(get('marker_geometry')),
+    )
