@@ -15,9 +15,10 @@ export PYTHONDONTWRITEBYTECODE := 1
 setup:
 	@python3 tools/setup_env.py
 
-## Run the embedded default robot on ROS 2 (Ctrl-C to stop; DEMO_ARGS="--duration 10" to limit).
+## Run the embedded default robot on ROS 2 with simulated joint states and the services
+## (Ctrl-C to stop; DEMO_ARGS="--duration 10" to limit).
 demo: setup
-	@$(VENV)/bin/robot-state-core run $(DEMO_ARGS)
+	@$(VENV)/bin/robot-state-core run --simulate $(DEMO_ARGS)
 
 ## The whole test suite: lint, type check, pytest (what CI runs).
 test: setup lint typecheck pytest

@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 import sys
 
-from robot_state_core.default_robot import default_robot_urdf_path
+from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.errors import RobotStateCoreError
 from robot_state_core.robot_model import RobotModel
 
@@ -22,8 +22,15 @@ from robot_state_core.robot_model import RobotModel
 def _cmd_run(ns: argparse.Namespace) -> int:
     from robot_state_core.ros.main import run  # ROS only here
 
-    urdf = Path(ns.urdf) if ns.urdf else default_robot_urdf_path()
-    return run(urdf, duration=ns.duration, frame_prefix=ns.frame_prefix)
+    if ns.urdf:
+        urdf, srdf = Path(ns.urdf), Path(ns.srdf) if ns.srdf else None
+    else:
+        urdf = default_robot_urdf_path()
+        srdf = Path(ns.srdf) if ns.srdf else default_robot_srdf_path()
+    return run(urdf, srdf_path=srdf, package_roots=ns.package_root, duration=ns.duration,
+               frame_prefix=ns.frame_prefix, simulate=ns.simulate, sim_rate=ns.sim_rate,
+               publish_frequency=ns.publish_frequency, ignore_timestamp=ns.ignore_timestamp,
+               with_services=not ns.no_services)
 
 
 def _cmd_check(ns: argparse.Namespace) -> int:
@@ -54,7 +61,20 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument('--urdf', help='URDF file (default: the embedded default robot)')
     p_run.add_argument('--duration', type=float, default=None,
                        help='stop after this many seconds (default: run until Ctrl-C)')
+    p_run.add_argument('--srdf', help="SRDF file (default: the embedded robot's, if no --urdf)")
+    p_run.add_argument('--package-root', action='append', default=[],
+                       help='directory containing ROS packages (mesh URIs); repeatable')
     p_run.add_argument('--frame-prefix', default='', help='prefix for every frame id')
+    p_run.add_argument('--simulate', action='store_true',
+                       help='also publish joint_states that sweep every joint smoothly')
+    p_run.add_argument('--sim-rate', type=float, default=50.0,
+                       help='rate of the simulated joint states [Hz] (default 50)')
+    p_run.add_argument('--publish-frequency', type=float, default=20.0,
+                       help='robot_state_publisher publish_frequency [Hz] (default 20)')
+    p_run.add_argument('--ignore-timestamp', action='store_true',
+                       help='publish /tf for every joint_states message')
+    p_run.add_argument('--no-services', action='store_true',
+                       help='do not serve compute_ik / compute_fk / check_state_validity')
     p_run.set_defaults(func=_cmd_run)
     p_check = sub.add_parser('check', help='load a URDF and report its contents')
     p_check.add_argument('urdf', help='URDF file')

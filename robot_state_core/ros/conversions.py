@@ -11,6 +11,8 @@ from numpy.typing import NDArray
 from tf2_msgs.msg import TFMessage
 
 from robot_state_core.frames import FrameTransforms
+from robot_state_core.markers import MarkerKind, MarkerSpec
+from robot_state_core.transforms import quat_xyzw_from_rotation
 
 _NS_PER_S = 1_000_000_000
 
@@ -65,3 +67,41 @@ def tf_message(frames: FrameTransforms, stamp: Time, frame_prefix: str = '') -> 
         rot.x, rot.y, rot.z, rot.w = qx, qy, qz, qw
         out.append(t)
     return TFMessage(transforms=out)
+
+
+def marker_array(specs: list[MarkerSpec], stamp: Time, frame_prefix: str = '',
+                 delete_all_first: bool = False) -> Any:
+    """A ``visualization_msgs/MarkerArray`` from marker specs (one Marker per spec).
+
+    Args:
+        specs: The markers (poses in their link frames, full sizes).
+        stamp: Header stamp.
+        frame_prefix: Prepended to every frame id.
+        delete_all_first: Start with a DELETEALL marker (after a description change).
+    """
+    from visualization_msgs.msg import Marker, MarkerArray
+
+    markers = []
+    if delete_all_first:
+        markers.append(Marker(action=Marker.DELETEALL))
+    if specs:
+        quats = quat_xyzw_from_rotation(np.stack([s.X_FK[:3, :3] for s in specs]))
+    for spec, (qx, qy, qz, qw) in zip(specs, quats.tolist() if specs else [], strict=True):
+        m = Marker()
+        m.header.stamp = stamp
+        m.header.frame_id = frame_prefix + spec.frame
+        m.ns, m.id = spec.ns, spec.id
+        m.type = spec.kind.value
+        m.action = Marker.ADD
+        px, py, pz = spec.X_FK[:3, 3].tolist()
+        m.pose.position.x, m.pose.position.y, m.pose.position.z = px, py, pz
+        m.pose.orientation.x, m.pose.orientation.y = qx, qy
+        m.pose.orientation.z, m.pose.orientation.w = qz, qw
+        m.scale.x, m.scale.y, m.scale.z = spec.scale
+        m.color.r, m.color.g, m.color.b, m.color.a = spec.rgba
+        m.frame_locked = True
+        if spec.kind is MarkerKind.MESH_RESOURCE:
+            m.mesh_resource = spec.mesh_uri
+            m.mesh_use_embedded_materials = True
+        markers.append(m)
+    return MarkerArray(markers=markers)

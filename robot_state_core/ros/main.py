@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+import importlib
 import os
 from pathlib import Path
 import sys
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
+import numpy as np
 import rclpy
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
 from rclpy.parameter import Parameter
+from sensor_msgs.msg import JointState
 
 from robot_state_core.errors import RobotStateCoreError
+from robot_state_core.joint_sweep import JointSweep
+from robot_state_core.ros import qos
 from robot_state_core.ros.state_publisher_node import StatePublisherNode
 
 
-def state_publisher_main(args: list[str] | None = None) -> int:
-    """``ros2 run robot_state_core robot_state_publisher`` (parameters via ``--ros-args``)."""
+def _spin_node(node_factory: Any, name: str, args: list[str] | None) -> int:
     rclpy.init(args=args)
     try:
-        node = StatePublisherNode()
+        node = node_factory()
     except RobotStateCoreError as exc:
-        print(f'robot_state_publisher: {exc}', file=sys.stderr)
+        print(f'{name}: {exc}', file=sys.stderr)
         rclpy.try_shutdown()
         return 1
     try:
@@ -35,50 +42,163 @@ def state_publisher_main(args: list[str] | None = None) -> int:
     return 0
 
 
-def run(urdf_path: Path, *, duration: float | None = None, frame_prefix: str = '',
-        status_period: float = 1.0, out: TextIO = sys.stdout) -> int:
-    """Run the state publisher on a URDF file and print a live status line.
+def state_publisher_main(args: list[str] | None = None) -> int:
+    """``ros2 run robot_state_core robot_state_publisher`` (parameters via ``--ros-args``)."""
+    return _spin_node(StatePublisherNode, 'robot_state_publisher', args)
+
+
+def _server_class() -> Any:
+    """The service node class (imported lazily: it needs moveit_msgs)."""
+    return importlib.import_module('robot_state_core.ros.state_server_node').StateServerNode
+
+
+def state_server_main(args: list[str] | None = None) -> int:
+    """``ros2 run robot_state_core robot_state_server`` (IK/FK/validity services)."""
+    return _spin_node(_server_class(), 'robot_state_server', args)
+
+
+def all_in_one_main(args: list[str] | None = None) -> int:
+    """``ros2 run robot_state_core robot_state_core_all``: both nodes, one process, one model."""
+    rclpy.init(args=args)
+    nodes: list[Node] = []
+    try:
+        try:
+            nodes = _make_nodes(parameter_overrides=None, with_server=True)
+        except RobotStateCoreError as exc:
+            print(f'robot_state_core_all: {exc}', file=sys.stderr)
+            return 1
+        executor = MultiThreadedExecutor()
+        for node in nodes:
+            executor.add_node(node)
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        for node in nodes:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+def _make_nodes(parameter_overrides: list[Parameter] | None, with_server: bool) -> list[Node]:
+    kwargs: dict[str, Any] = {}
+    if parameter_overrides is not None:
+        kwargs['parameter_overrides'] = parameter_overrides
+    publisher = StatePublisherNode(**kwargs)
+    nodes: list[Node] = [publisher]
+    if with_server:
+        try:
+            server_class = _server_class()
+        except ImportError:  # the services need moveit_msgs
+            return nodes
+        nodes.append(server_class(model=publisher.model, **kwargs))
+    return nodes
+
+
+class SimulatedJointStates(Node):
+    """Publishes ``joint_states`` that sweep every active joint smoothly within its limits."""
+
+    def __init__(self, model: Any, rate_hz: float = 50.0, **kwargs: Any) -> None:
+        super().__init__('simulated_joint_states', **kwargs)
+        self._sweep = JointSweep(model)
+        self._pub = self.create_publisher(JointState, 'joint_states', qos.JOINT_STATES)
+        self._start = time.monotonic()
+        self.published = 0
+        self.create_timer(1.0 / rate_hz, self._tick)
+
+    def _tick(self) -> None:
+        try:
+            names, positions = self._sweep.sample(time.monotonic() - self._start)
+            msg = JointState(name=list(names))
+            msg.header.stamp = self.get_clock().now().to_msg()
+            msg.position = positions.tolist()
+            self._pub.publish(msg)
+            self.published += 1
+        except Exception as exc:
+            self.get_logger().error(f'simulated joint states failed: {exc}',
+                                    throttle_duration_sec=5.0)
+
+
+@dataclass
+class _RateMeter:
+    """Counts per status period."""
+
+    last: dict[str, int] = field(default_factory=dict)
+
+    def rate(self, key: str, count: int, period: float) -> float:
+        previous = self.last.get(key, count)
+        self.last[key] = count
+        return (count - previous) / period if period > 0 else 0.0
+
+
+def run(urdf_path: Path, *, srdf_path: Path | None = None,
+        package_roots: Sequence[str] = (), duration: float | None = None,
+        frame_prefix: str = '', simulate: bool = False, sim_rate: float = 50.0,
+        publish_frequency: float = 20.0, ignore_timestamp: bool = False,
+        with_services: bool = True, status_period: float = 1.0,
+        out: TextIO = sys.stdout) -> int:
+    """Run the all-in-one process on a URDF and print a live status line.
 
     Args:
         urdf_path: URDF file to publish.
+        srdf_path: SRDF file (groups for the services), or ``None``.
+        package_roots: Directories containing ROS packages (mesh URIs).
         duration: Stop after this many seconds (``None``: until Ctrl-C).
         frame_prefix: Prefix for every frame id.
+        simulate: Also publish simulated joint states that sweep the joints.
+        sim_rate: Rate of the simulated joint states [Hz].
+        publish_frequency: robot_state_publisher's publish_frequency [Hz].
+        ignore_timestamp: robot_state_publisher's ignore_timestamp.
+        with_services: Also serve compute_ik / compute_fk / check_state_validity.
         status_period: Seconds between status updates.
-        out: Stream for the status line (a TTY gets an in-place line, anything else one line
-            per update).
+        out: Stream for the status line (a TTY gets an in-place line).
 
     Returns:
         The process exit code.
     """
-    description = urdf_path.read_text(encoding='utf-8')
+    overrides = [
+        Parameter('robot_description', value=urdf_path.read_text(encoding='utf-8')),
+        Parameter('robot_description_semantic',
+                  value=srdf_path.read_text(encoding='utf-8') if srdf_path else ''),
+        Parameter('frame_prefix', value=frame_prefix),
+        Parameter('package_roots', value=list(package_roots) or ['']),
+        Parameter('publish_frequency', value=float(publish_frequency)),
+        Parameter('ignore_timestamp', value=bool(ignore_timestamp)),
+    ]
     rclpy.init()
-    node = None
+    nodes: list[Node] = []
     try:
         try:
-            node = StatePublisherNode(parameter_overrides=[
-                Parameter('robot_description', value=description),
-                Parameter('frame_prefix', value=frame_prefix)])
+            nodes = _make_nodes(overrides, with_services)
         except RobotStateCoreError as exc:
             print(f'robot-state-core run: {exc}', file=sys.stderr)
             return 1
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
+        publisher = nodes[0]
+        assert isinstance(publisher, StatePublisherNode)
+        server = nodes[1] if len(nodes) > 1 else None
+        sim = None
+        if simulate:
+            sim = SimulatedJointStates(publisher.model, sim_rate)
+            nodes.append(sim)
+        executor = MultiThreadedExecutor(num_threads=3)
+        for node in nodes:
+            executor.add_node(node)
+        model = publisher.model
         dds = (f"domain {os.environ.get('ROS_DOMAIN_ID', '0')}, discovery "
                f"{os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE', 'SUBNET (default)')}")
-        print(f"published robot '{node.robot_name}' ({node.model.link_count} links, "
-              f'{node.model.joint_count} joints): /robot_description and '
-              f'{node.static_transform_count} transforms on /tf_static [{dds}]',
-              file=out, flush=True)
+        services = ' and compute_ik/compute_fk/check_state_validity' if server else ''
+        print(f"published robot '{model.name}' ({model.link_count} links, {model.joint_count} "
+              f'joints): /robot_description and {publisher.static_transform_count} transforms '
+              f'on /tf_static{services} [{dds}]', file=out, flush=True)
         start = time.monotonic()
-        next_status = start
+        next_status = start + status_period
+        meter = _RateMeter()
         tty = out.isatty()
         while rclpy.ok() and (duration is None or time.monotonic() - start < duration):
-            executor.spin_once(timeout_sec=0.1)
+            executor.spin_once(timeout_sec=0.05)
             now = time.monotonic()
             if now >= next_status:
-                counts = node.subscriber_counts()
-                line = (f'[{now - start:6.1f} s] {node.robot_name}: subscribers '
-                        + ', '.join(f'{k}={v}' for k, v in counts.items()))
+                line = _status_line(now - start, publisher, server, meter, status_period)
                 print(('\r' + line) if tty else line, end='' if tty else '\n', file=out,
                       flush=True)
                 next_status = now + status_period
@@ -88,6 +208,30 @@ def run(urdf_path: Path, *, duration: float | None = None, frame_prefix: str = '
     except (KeyboardInterrupt, ExternalShutdownException):
         return 0
     finally:
-        if node is not None:
+        for node in nodes:
             node.destroy_node()
         rclpy.try_shutdown()
+
+
+def _status_line(elapsed: float, publisher: StatePublisherNode, server: Any,
+                 meter: _RateMeter, period: float) -> str:
+    js = meter.rate('js', publisher.joint_states_received, period)
+    tf = meter.rate('tf', publisher.tf_published, period)
+    latency = publisher.tf_latency_ms()
+    parts = [f'[{elapsed:6.1f} s] joint_states {js:5.1f} Hz',
+             f'/tf {tf:5.1f} Hz',
+             f'tf latency p50 {latency[0]:.2f} ms p99 {latency[1]:.2f} ms'
+             if latency is not None else 'tf latency -',
+             'subscribers ' + ','.join(f'{k}={v}' for k, v in
+                                       publisher.subscriber_counts().items())]
+    if server is not None:
+        parts.append(server.status_text())
+    return ' | '.join(parts)
+
+
+def latency_percentiles(samples_ms: Sequence[float]) -> tuple[float, float] | None:
+    """p50 and p99 of latency samples [ms], or ``None`` without samples."""
+    if not samples_ms:
+        return None
+    a = np.asarray(samples_ms)
+    return float(np.percentile(a, 50)), float(np.percentile(a, 99))

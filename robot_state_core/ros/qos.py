@@ -27,3 +27,13 @@ LATCHED = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
 
 #: ``joint_states`` subscription: sensor-data QoS, as robot_state_publisher uses.
 JOINT_STATES = qos_profile_sensor_data
+
+#: ``robot_markers`` (MarkerArray): reliable, volatile, depth 10; republished on a timer.
+MARKERS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=10,
+                     reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.VOLATILE)
+
+#: ``collision_object`` / ``attached_collision_object`` subscriptions: reliable, depth 100.
+COLLISION_OBJECTS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100,
+                               reliability=ReliabilityPolicy.RELIABLE,
+                               durability=DurabilityPolicy.VOLATILE)

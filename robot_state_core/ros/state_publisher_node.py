@@ -17,6 +17,7 @@ let an exception escape.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from rcl_interfaces.msg import SetParametersResult
@@ -26,12 +27,19 @@ from rclpy.qos_overriding_options import QoSOverridingOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import MarkerArray
 
 from robot_state_core.errors import RobotDescriptionError, RobotStateCoreError
 from robot_state_core.frames import fixed_joint_transforms
+from robot_state_core.markers import robot_markers
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.ros import qos
-from robot_state_core.ros.conversions import joint_state_arrays, stamp_to_ns, tf_message
+from robot_state_core.ros.conversions import (
+    joint_state_arrays,
+    marker_array,
+    stamp_to_ns,
+    tf_message,
+)
 from robot_state_core.ros.params import (
     declare_state_publisher_parameters,
     read_state_publisher_config,
@@ -74,8 +82,12 @@ class StatePublisherNode(Node):
         self._description_pub = self.create_publisher(String, 'robot_description', qos.LATCHED)
         self._tf_pub = self.create_publisher(TFMessage, '/tf', qos.TF)
         self._tf_static_pub = self.create_publisher(TFMessage, '/tf_static', qos.TF_STATIC)
+        self._markers_pub = self.create_publisher(MarkerArray, 'robot_markers', qos.MARKERS)
+        self._markers_timer: Any = None
+        self._markers_reset = False
         self.joint_states_received = 0
         self.tf_published = 0
+        self._latencies_ms: deque[float] = deque(maxlen=2000)
         self._set_model(model)
         self.create_subscription(JointState, 'joint_states', self._on_joint_state,
                                  qos.JOINT_STATES,
@@ -95,6 +107,10 @@ class StatePublisherNode(Node):
         self._static = fixed_joint_transforms(model)
         self._description_pub.publish(String(data=self.config.robot_description))
         self._publish_static()
+        self._markers = robot_markers(model, self.config.marker_geometry) \
+            if self.config.marker_geometry in ('visual', 'collision') else []
+        self._markers_reset = True
+        self._restart_marker_timer()
         self.get_logger().info(
             f"robot '{model.name}': {model.link_count} links, {model.joint_count} joints; "
             f'published robot_description and {len(self._static)} static transforms')
@@ -102,6 +118,25 @@ class StatePublisherNode(Node):
     def _publish_static(self) -> None:
         self._tf_static_pub.publish(tf_message(self._static, self.get_clock().now().to_msg(),
                                                self.config.frame_prefix))
+
+    def _restart_marker_timer(self) -> None:
+        if self._markers_timer is not None:
+            self.destroy_timer(self._markers_timer)
+            self._markers_timer = None
+        if self.config.publish_markers and self.config.marker_rate > 0.0:
+            self._markers_timer = self.create_timer(1.0 / self.config.marker_rate,
+                                                    self.publish_markers)
+
+    def publish_markers(self) -> None:
+        """Publish the robot MarkerArray (DELETEALL first after a description change)."""
+        try:
+            self._markers_pub.publish(marker_array(
+                self._markers, self.get_clock().now().to_msg(), self.config.frame_prefix,
+                delete_all_first=self._markers_reset))
+            self._markers_reset = False
+        except Exception as exc:
+            self.get_logger().error(f'marker publishing failed: {exc}',
+                                    throttle_duration_sec=WARN_THROTTLE_S)
 
     @property
     def robot_name(self) -> str:
@@ -112,6 +147,14 @@ class StatePublisherNode(Node):
     def static_transform_count(self) -> int:
         """Number of transforms in the ``/tf_static`` message."""
         return len(self._static)
+
+    def tf_latency_ms(self) -> tuple[float, float] | None:
+        """p50 and p99 of (publish time - JointState stamp) over the last 2000 messages [ms]."""
+        if not self._latencies_ms:
+            return None
+        ordered = sorted(self._latencies_ms)
+        return (ordered[len(ordered) // 2], ordered[min(len(ordered) - 1,
+                                                         int(0.99 * len(ordered)))])
 
     def subscriber_counts(self) -> dict[str, int]:
         """Matched subscriptions per published topic."""
@@ -152,6 +195,11 @@ class StatePublisherNode(Node):
                 self.core.ignore_timestamp = self.config.ignore_timestamp
                 if 'frame_prefix' in names:
                     self._publish_static()
+                if names & {'marker_geometry', 'publish_markers', 'marker_rate',
+                            'frame_prefix'}:
+                    self._markers = robot_markers(self.model, self.config.marker_geometry)
+                    self._markers_reset = True
+                    self._restart_marker_timer()
         except Exception as exc:
             self.get_logger().error(f'failed to apply parameters: {exc}')
 
@@ -180,6 +228,8 @@ class StatePublisherNode(Node):
                 self._tf_pub.publish(tf_message(update.transforms, stamp,
                                                 self.config.frame_prefix))
                 self.tf_published += 1
+                self._latencies_ms.append(
+                    (self.get_clock().now().nanoseconds - stamp_ns) * 1e-6)
         except Exception as exc:
             self.get_logger().error(f'joint_states callback failed: {exc}',
                                     throttle_duration_sec=WARN_THROTTLE_S)
