@@ -66,3 +66,60 @@ def test_bad_description_is_a_typed_error(ros, description: str, error: type) ->
     with pytest.raises(error) as info:
         _make(ros, description)
     assert str(info.value)
+
+
+TINY2 = '''<robot name="tiny2"><link name="base"/><link name="lidar"/>
+  <joint name="lidar_mount" type="fixed"><parent link="base"/><child link="lidar"/>
+  <origin xyz="0 0 1"/></joint></robot>'''
+
+
+def test_description_change_republishes_and_drops_stale_frames(ros) -> None:
+    """A runtime robot_description change republishes both latched topics, complete and fresh;
+    an invalid one is rejected with the reason and changes nothing.
+    """
+    from std_msgs.msg import String
+
+    node = ros.add(_make(ros, URDF, prefix='p/'))
+    statics: list[TFMessage] = []
+    descriptions: list[str] = []
+    listener = ros.node('late_listener')
+    listener.create_subscription(TFMessage, '/tf_static', statics.append, LATCHED)
+    listener.create_subscription(String, 'robot_description',
+                                 lambda m: descriptions.append(m.data), LATCHED)
+    ros.spin_until(lambda: statics and descriptions, what='latched topics')
+    assert {t.child_frame_id for t in statics[-1].transforms} == {'p/sensor'}
+    result = node.set_parameters([Parameter('robot_description', value=TINY2)])[0]
+    assert result.successful, result.reason
+    ros.spin_until(lambda: len(statics) >= 2 and len(descriptions) >= 2, what='republish')
+    assert {(t.header.frame_id, t.child_frame_id) for t in statics[-1].transforms} == {
+        ('p/base', 'p/lidar')}
+    assert descriptions[-1] == TINY2
+    bad = node.set_parameters([Parameter('robot_description', value='<robot name="x">')])[0]
+    assert not bad.successful
+    assert 'XML' in bad.reason
+    empty = node.set_parameters([Parameter('robot_description', value='')])[0]
+    assert not empty.successful
+    assert 'empty' in empty.reason
+    assert node.robot_name == 'tiny2'
+
+
+def test_markers_in_link_frames_with_full_sizes(ros) -> None:
+    """robot_markers: one namespace per link, link frames, full sizes, mesh URIs kept."""
+    from visualization_msgs.msg import Marker, MarkerArray
+
+    node = ros.add(_make(ros, default_robot_urdf_path().read_text(encoding='utf-8')))
+    arrays: list[MarkerArray] = []
+    ros.node('marker_listener').create_subscription(MarkerArray, 'robot_markers',
+                                                    arrays.append, 10)
+    node.publish_markers()
+    ros.spin_until(lambda: any(len(a.markers) > 5 for a in arrays), timeout=15.0,
+                   what='robot_markers')
+    markers = [m for a in arrays for m in a.markers if m.action == Marker.ADD]
+    assert {m.ns for m in markers} >= {'base_link', 'camera_link'}
+    assert all(m.header.frame_id == m.ns for m in markers)
+    assert all(m.color.a > 0 for m in markers)
+    meshes = [m for m in markers if m.type == Marker.MESH_RESOURCE]
+    assert meshes
+    assert all(m.mesh_resource.startswith('package://robot_state_core/') for m in meshes)
+    cylinders = [m for m in markers if m.type == Marker.CYLINDER]
+    assert all(m.scale.x == m.scale.y > 0 for m in cylinders)
