@@ -96,3 +96,24 @@ class SingularityError(RobotStateCoreError, ArithmeticError):
     def __init__(self, message: str, *, values: Iterable[float] = ()) -> None:
         self.values = tuple(float(v) for v in values)
         super().__init__(message)
+
+
+class GeometryRegistrationError(RobotStateCoreError, ValueError):
+    """A rule of the Drake-style geometry registry was broken (seed S0, G-05..G-29, E20..E30).
+
+    Raised for unknown source/frame/geometry ids, frames or geometries not owned by the calling
+    source, duplicate names (within a source, or within a frame and role), role-assignment
+    misuse (``NEW`` on an assigned role, ``REPLACE`` on a missing one or on perception),
+    deformable geometry on a frame other than the world frame or with ``resolution_hint <= 0``,
+    and duplicate or unknown renderer names. The message names the offending id or name and the
+    rule.
+    """
+
+
+class ModelMismatchError(RobotStateCoreError, ValueError):
+    """A state (or group) is combined with a state or model of another ``RobotModel``.
+
+    States only combine with states of the same model *instance* (Drake's "a Context only with
+    the System that created it"; design study B6): ``copy_from``, ``interpolate``,
+    ``distance`` and the other two-state operations raise this otherwise.
+    """
