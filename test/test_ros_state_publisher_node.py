@@ -74,8 +74,9 @@ TINY2 = '''<robot name="tiny2"><link name="base"/><link name="lidar"/>
 
 
 def test_description_change_republishes_and_drops_stale_frames(ros) -> None:
-    """A runtime robot_description change republishes both latched topics, complete and fresh;
-    an invalid one is rejected with the reason and changes nothing.
+    """A runtime description change republishes both latched topics, complete and fresh.
+
+    An invalid or empty description is rejected with the reason and changes nothing.
     """
     from std_msgs.msg import String
 
