@@ -141,12 +141,14 @@ class RobotModel:
 
     @classmethod
     def from_urdf_file(cls, urdf: str | Path, srdf: str | Path | None = None,
+                       kinematics: Mapping[str, Mapping[str, Any]] | None = None,
                        **load_kwargs: Any) -> RobotModel:
         """Load a URDF file (and an SRDF file) and compile them.
 
         Args:
             urdf: URDF path.
             srdf: SRDF path, or ``None``.
+            kinematics: MoveIt kinematics.yaml content (per-group IK defaults).
             **load_kwargs: Passed to :func:`~robot_state_core.io.urdf.load_urdf_file`
                 (``package_map``, ``package_roots``, ``strict_meshes``, ...).
         """
@@ -154,13 +156,15 @@ class RobotModel:
         from robot_state_core.io.urdf import load_urdf_file
 
         result = load_urdf_file(urdf, **load_kwargs)
-        model = cls(result.scene_graph, read_srdf_file(srdf) if srdf is not None else None)
+        model = cls(result.scene_graph, read_srdf_file(srdf) if srdf is not None else None,
+                    kinematics)
         model.load_warnings = result.warnings
         model.unresolved_meshes = result.unresolved_meshes
         return model
 
     @classmethod
     def from_urdf_string(cls, urdf: str | bytes, srdf: str | bytes | None = None,
+                         kinematics: Mapping[str, Mapping[str, Any]] | None = None,
                          **load_kwargs: Any) -> RobotModel:
         """Load URDF (and SRDF) documents, e.g. ``robot_description`` parameters, and compile."""
         from robot_state_core.io.srdf import parse_srdf
@@ -168,7 +172,7 @@ class RobotModel:
 
         result = load_urdf_string(urdf, **load_kwargs)
         model = cls(result.scene_graph, parse_srdf(srdf, source='robot_description_semantic')
-                    if srdf else None)
+                    if srdf else None, kinematics)
         model.load_warnings = result.warnings
         model.unresolved_meshes = result.unresolved_meshes
         return model

@@ -107,3 +107,14 @@ def read_state_publisher_config(node: Any) -> StatePublisherConfig:
         marker_rate=float(get('marker_rate')),
         marker_geometry=str(get('marker_geometry')),
     )
+
+
+def declared_parameter_types() -> dict[str, int]:
+    """``{name: ParameterType}`` of every parameter any of the package's nodes declares."""
+    types = dict(state_publisher_parameter_types())
+    try:
+        from robot_state_core.ros.state_server_node import server_parameter_types
+    except ImportError:  # services need moveit_msgs
+        return types
+    types.update(server_parameter_types())
+    return types
