@@ -1,5 +1,7 @@
-"""Launch robot_state_core: the state publisher (a robot_state_publisher drop-in) and the
-MoveIt-compatible IK/FK/validity services, in one process sharing one model.
+"""Launch robot_state_core: state publisher and MoveIt-compatible services in one process.
+
+The state publisher is a robot_state_publisher drop-in; the IK/FK/validity services share its
+model.
 
 Arguments:
     use_default_robot: 'true' (default) runs the embedded rsc_mobile_manipulator.
