@@ -4,7 +4,8 @@ Joint, position and orientation constraints are evaluated on link poses in the m
 and return MoveIt's ``ConstraintEvalResult`` pair (``result``, ``distance``):
 
 * **joint**: satisfied when ``position - tolerance_below <= q <= position + tolerance_above``
-  (continuous joints and planar theta compared along the shortest arc); distance ``|q - position|``.
+  (continuous joints and planar theta compared along the shortest arc); distance
+  ``|q - position|``.
 * **position**: the point ``target_point_offset`` (link frame) must lie inside one of the
   region primitives (box, sphere, cylinder, each with its pose in the model frame); distance
   from the point to the centre of the first region primitive (MoveIt).

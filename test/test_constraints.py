@@ -55,9 +55,9 @@ def test_position_constraint_regions(model: RobotModel) -> None:
     X = kin.forward_kinematics(model, q)
     p = X[model.link_index('tool'), :3, 3]
     inside = np.eye(4)
-    inside[:3, 3] = [*p, 0.01, 0, 0]
+    inside[:3, 3] = p + np.array([0.01, 0.0, 0.0])
     away = np.eye(4)
-    away[:3, 3] = [*p, 1.0, 0, 0]
+    away[:3, 3] = p + np.array([1.0, 0.0, 0.0])
     res = evaluate_constraints(model, q, X, Constraints(position_constraints=(
         PositionConstraint('tool', ((Box(0.1, 0.1, 0.1), inside),)),
         PositionConstraint('tool', ((Sphere(0.05), away),)),
