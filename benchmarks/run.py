@@ -1,0 +1,104 @@
+"""Run the benchmark modules (``benchmarks/bench_*.py``) and write their markdown reports.
+
+Usage::
+
+    .venv/bin/python benchmarks/run.py                 # full run (~45–90 s on 2 cores)
+    .venv/bin/python benchmarks/run.py --quick         # smoke run (fewer repeats/targets)
+    .venv/bin/python benchmarks/run.py --only fk       # one part: fk | ik | memory
+
+Each module ``bench_<name>.py`` defines ``NAME``, ``TITLE``, ``PARTS`` and
+``run(settings, progress, parts) -> list[Section]``. A full run writes
+``results/<NAME>_<YYYY-MM-DD>.md`` and the stable copy ``results/latest_<NAME>.md``. Quick or
+partial (``--only``) runs write ``results/<NAME>_<YYYY-MM-DD>_<quick|fk|...>.md`` and leave the
+``latest_`` copy alone, so it always holds a complete full run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib
+from pathlib import Path
+import sys
+import time
+from types import ModuleType
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from common import load_average, machine_info, Progress, render_report, Settings  # noqa: E402
+
+RESULTS = HERE / 'results'
+
+
+def discover() -> list[ModuleType]:
+    """Every ``bench_*.py`` module next to this file, imported, in name order."""
+    return [importlib.import_module(p.stem) for p in sorted(HERE.glob('bench_*.py'))]
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--quick', action='store_true',
+                        help='smoke run: 3 repeats, short samples, 50 IK targets')
+    parser.add_argument('--only', action='append', metavar='PART',
+                        help='run only this part (repeatable): fk, ik, memory, ...')
+    parser.add_argument('--module', action='append', metavar='NAME',
+                        help='run only this benchmark module (e.g. kinematics)')
+    parser.add_argument('--seed', type=int, default=None, help='random seed')
+    parser.add_argument('--output-dir', type=Path, default=RESULTS,
+                        help=f'where to write the reports (default {RESULTS})')
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    settings = Settings.make(args.quick, args.seed)
+    modules = discover()
+    known_parts = {p for m in modules for p in m.PARTS}
+    bad = sorted(set(args.only or ()) - known_parts)
+    if bad:
+        print(f'unknown part(s) {bad}; known: {sorted(known_parts)}', file=sys.stderr)
+        return 2
+    if args.module:
+        unknown = sorted(set(args.module) - {m.NAME for m in modules})
+        if unknown:
+            print(f'unknown module(s) {unknown}; known: {[m.NAME for m in modules]}',
+                  file=sys.stderr)
+            return 2
+        modules = [m for m in modules if m.NAME in args.module]
+    progress = Progress()
+    info = machine_info()
+    progress.step(f'machine: {info["cpu"]}; {info["cores"]}; python {info["python"]}, numpy '
+                  f'{info["numpy"]}, pinocchio {info["pinocchio (pin)"]}')
+    command = 'python benchmarks/run.py ' + ' '.join(sys.argv[1:] if argv is None else argv)
+    today = dt.date.today().isoformat()
+    suffix = ''.join(f'_{p}' for p in ((['quick'] if args.quick else [])
+                                       + sorted(set(args.only or ()))))
+    args.output_dir.mkdir(parents=True, exist_ok=True)
+    for module in modules:
+        parts = [p for p in module.PARTS if not args.only or p in args.only]
+        if not parts:
+            continue
+        progress.step(f'== {module.NAME}: {", ".join(parts)}'
+                      f'{" (quick)" if settings.quick else ""}')
+        t0 = time.perf_counter()
+        sections = module.run(settings, progress, parts)
+        info = {**info, 'load average (1/5/15 min) at end': load_average()}
+        text = render_report(module.TITLE, info, settings, sections, command.strip(),
+                             time.perf_counter() - t0)
+        path = args.output_dir / f'{module.NAME}_{today}{suffix}.md'
+        path.write_text(text, encoding='utf-8')
+        written = [path]
+        if not suffix:
+            latest = args.output_dir / f'latest_{module.NAME}.md'
+            latest.write_text(text, encoding='utf-8')
+            written.append(latest)
+        progress.step(f'== {module.NAME} done in {time.perf_counter() - t0:.0f} s; wrote '
+                      + ', '.join(str(p.relative_to(Path.cwd()) if p.is_relative_to(Path.cwd())
+                                      else p) for p in written))
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

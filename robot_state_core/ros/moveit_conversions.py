@@ -1,0 +1,239 @@
+"""Conversions between moveit_msgs / geometry_msgs / shape_msgs and the core (no math here).
+
+Frames: the services accept poses in the model frame or in any link frame of the robot (an
+empty ``frame_id`` means the model frame); frame ids may carry the node's ``frame_prefix``.
+Anything else is a :class:`FrameError` (→ ``FRAME_TRANSFORM_FAILURE``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from geometry_msgs.msg import Pose, PoseStamped, Transform
+from moveit_msgs.msg import MoveItErrorCodes
+import numpy as np
+from shape_msgs.msg import SolidPrimitive
+
+from robot_state_core.constraints import (
+    Constraints,
+    JointConstraint,
+    OrientationConstraint,
+    OrientationParameterization,
+    PositionConstraint,
+)
+from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
+from robot_state_core.geometry.shapes import Box, Cone, Cylinder, Shape, Sphere
+from robot_state_core.joints import JointType
+from robot_state_core.transforms import (
+    FloatArray,
+    quat_xyzw_from_rotation,
+    rotation_from_quat_xyzw,
+)
+
+
+class FrameError(RobotStateCoreError):
+    """A frame id is neither the model frame nor a link of the robot."""
+
+
+# ------------------------------------------------------------------------------ poses
+
+
+def pose_to_matrix(pose: Pose) -> FloatArray:
+    """``geometry_msgs/Pose`` → (4, 4); the quaternion is normalized (a zero one raises)."""
+    o = pose.orientation
+    q = np.array([o.x, o.y, o.z, o.w], dtype=np.float64)
+    p = np.array([pose.position.x, pose.position.y, pose.position.z], dtype=np.float64)
+    norm = float(np.linalg.norm(q))
+    if not np.isfinite(q).all() or not np.isfinite(p).all() or norm < 1e-9:
+        raise InvalidArgumentError(f'pose is not finite or has a zero quaternion: p={p}, q={q}')
+    X = np.eye(4)
+    X[:3, :3] = rotation_from_quat_xyzw(q / norm)
+    X[:3, 3] = p
+    return X
+
+
+def matrix_to_pose(X: FloatArray) -> Pose:
+    """(4, 4) → ``geometry_msgs/Pose``."""
+    pose = Pose()
+    pose.position.x, pose.position.y, pose.position.z = (float(v) for v in X[:3, 3])
+    qx, qy, qz, qw = quat_xyzw_from_rotation(X[:3, :3]).tolist()
+    pose.orientation.x, pose.orientation.y = qx, qy
+    pose.orientation.z, pose.orientation.w = qz, qw
+    return pose
+
+
+def matrix_to_transform(X: FloatArray) -> Transform:
+    """(4, 4) → ``geometry_msgs/Transform``."""
+    t = Transform()
+    t.translation.x, t.translation.y, t.translation.z = (float(v) for v in X[:3, 3])
+    qx, qy, qz, qw = quat_xyzw_from_rotation(X[:3, :3]).tolist()
+    t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w = qx, qy, qz, qw
+    return t
+
+
+def transform_to_matrix(t: Transform) -> FloatArray:
+    """``geometry_msgs/Transform`` → (4, 4)."""
+    pose = Pose()
+    pose.position.x, pose.position.y, pose.position.z = (t.translation.x, t.translation.y,
+                                                         t.translation.z)
+    pose.orientation = t.rotation
+    return pose_to_matrix(pose)
+
+
+def strip_prefix(frame_id: str, frame_prefix: str) -> str:
+    """A frame id without the node's frame prefix and any leading '/'."""
+    frame = frame_id.lstrip('/')
+    if frame_prefix and frame.startswith(frame_prefix):
+        frame = frame[len(frame_prefix):]
+    return frame
+
+
+def frame_pose(model: Any, X_WL: FloatArray, frame_id: str, frame_prefix: str = '') -> FloatArray:
+    """``X_WF`` of a frame id: '' or the model frame → identity; a link → its pose.
+
+    Raises:
+        FrameError: Neither the model frame nor a link of this robot.
+    """
+    frame = strip_prefix(frame_id, frame_prefix)
+    if frame in ('', model.model_frame):
+        return np.eye(4)
+    if model.has_link(frame):
+        return np.asarray(X_WL[model.link_index(frame)])
+    raise FrameError(f"frame '{frame_id}' is neither the model frame '{model.model_frame}' "
+                     'nor a link of this robot')
+
+
+def pose_stamped_in_model_frame(model: Any, X_WL: FloatArray, msg: PoseStamped,
+                                frame_prefix: str = '') -> FloatArray:
+    """``X_WT`` of a PoseStamped (see :func:`frame_pose` for the accepted frames)."""
+    return frame_pose(model, X_WL, msg.header.frame_id, frame_prefix) @ pose_to_matrix(msg.pose)
+
+
+# ------------------------------------------------------------------------------ robot state
+
+
+def apply_robot_state_msg(state: Any, msg: Any, attach: Callable[[Any, Any], None] | None = None
+                          ) -> None:
+    """Overlay a ``moveit_msgs/RobotState`` on a core RobotState (MoveIt semantics).
+
+    ``joint_state`` may name 1-DOF joints and MoveIt-style multi-DOF variables
+    (``base/x`` ...); ``multi_dof_joint_state`` sets planar/floating/rpy joints from transforms.
+    With ``is_diff`` false the attached bodies are replaced by the message's; with ``is_diff``
+    true they are added/removed as the message says (through ``attach``).
+
+    Raises:
+        UnknownNameError: A joint or variable name is not known (→ INVALID_ROBOT_STATE).
+        InvalidArgumentError: Length mismatches or non-finite values.
+    """
+    js = msg.joint_state
+    if len(js.position) and len(js.name) != len(js.position):
+        raise InvalidArgumentError(f'robot_state.joint_state has {len(js.name)} names but '
+                                   f'{len(js.position)} positions')
+    if len(js.name) and len(js.position):
+        positions = np.asarray(js.position, dtype=np.float64)
+        if not np.isfinite(positions).all():
+            raise InvalidArgumentError('robot_state.joint_state has non-finite positions')
+        state.set_variable_positions(list(js.name), positions)
+    mdof = msg.multi_dof_joint_state
+    if len(mdof.joint_names) != len(mdof.transforms):
+        raise InvalidArgumentError(f'robot_state.multi_dof_joint_state has '
+                                   f'{len(mdof.joint_names)} names but {len(mdof.transforms)} '
+                                   'transforms')
+    for name, t in zip(mdof.joint_names, mdof.transforms, strict=True):
+        state.set_joint_pose(name, transform_to_matrix(t))
+    if attach is not None:
+        if not msg.is_diff:
+            state.clear_attached_bodies()
+        for aco in msg.attached_collision_objects:
+            attach(state, aco)
+
+
+def robot_state_to_msg(state: Any) -> Any:
+    """A full ``moveit_msgs/RobotState`` (no attached bodies, as compute_ik returns)."""
+    from moveit_msgs.msg import RobotState as RobotStateMsg
+
+    model = state.robot_model
+    msg = RobotStateMsg()
+    names, positions = [], []
+    q = state.positions
+    for j, jtype in enumerate(model.joint_types):
+        if jtype in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC):
+            names.append(model.joint_names[j])
+            positions.append(float(q[model.joint_q_start[j]]))
+        elif jtype in (JointType.PLANAR, JointType.FLOATING, JointType.RPY_FLOATING):
+            msg.multi_dof_joint_state.joint_names.append(model.joint_names[j])
+            msg.multi_dof_joint_state.transforms.append(
+                matrix_to_transform(state.get_joint_pose(model.joint_names[j])))
+    msg.joint_state.name = names
+    msg.joint_state.position = positions
+    return msg
+
+
+# ------------------------------------------------------------------------------ shapes
+
+
+def shape_from_primitive(prim: SolidPrimitive) -> Shape:
+    """``shape_msgs/SolidPrimitive`` → a core shape (full sizes; cylinder/cone along z).
+
+    Raises:
+        InvalidArgumentError: Unsupported type or wrong/invalid dimensions.
+    """
+    d = list(prim.dimensions)
+    kinds = {SolidPrimitive.BOX: 3, SolidPrimitive.SPHERE: 1, SolidPrimitive.CYLINDER: 2,
+             SolidPrimitive.CONE: 2}
+    if prim.type not in kinds:
+        raise InvalidArgumentError(f'unsupported SolidPrimitive type {prim.type}')
+    if len(d) < kinds[prim.type] or not all(np.isfinite(d)) or min(d[:kinds[prim.type]]) <= 0:
+        raise InvalidArgumentError(f'invalid SolidPrimitive dimensions {d} for type '
+                                   f'{prim.type}')
+    if prim.type == SolidPrimitive.BOX:
+        return Box(d[0], d[1], d[2])
+    if prim.type == SolidPrimitive.SPHERE:
+        return Sphere(d[0])
+    if prim.type == SolidPrimitive.CYLINDER:
+        return Cylinder(radius=d[SolidPrimitive.CYLINDER_RADIUS],
+                        length=d[SolidPrimitive.CYLINDER_HEIGHT])
+    return Cone(radius=d[SolidPrimitive.CONE_RADIUS], length=d[SolidPrimitive.CONE_HEIGHT])
+
+
+# ------------------------------------------------------------------------------ constraints
+
+
+def constraints_from_msg(model: Any, X_WL: FloatArray, msg: Any, frame_prefix: str = ''
+                         ) -> Constraints:
+    """``moveit_msgs/Constraints`` → core constraints with regions in the model frame.
+
+    Raises:
+        FrameError: A header frame is unknown.
+        InvalidArgumentError: Bad primitives or poses.
+    """
+    joints = tuple(JointConstraint(c.joint_name, c.position, c.tolerance_above,
+                                   c.tolerance_below, c.weight) for c in msg.joint_constraints)
+    positions = []
+    for c in msg.position_constraints:
+        X_WH = frame_pose(model, X_WL, c.header.frame_id, frame_prefix)
+        region = tuple((shape_from_primitive(p), X_WH @ pose_to_matrix(pose)) for p, pose in zip(
+            c.constraint_region.primitives, c.constraint_region.primitive_poses, strict=False))
+        offset = c.target_point_offset
+        positions.append(PositionConstraint(strip_prefix(c.link_name, frame_prefix), region,
+                                            (offset.x, offset.y, offset.z), c.weight))
+    orientations = []
+    for c in msg.orientation_constraints:
+        X_WH = frame_pose(model, X_WL, c.header.frame_id, frame_prefix)
+        o = c.orientation
+        R = X_WH[:3, :3] @ rotation_from_quat_xyzw(np.array([o.x, o.y, o.z, o.w]))
+        orientations.append(OrientationConstraint(
+            strip_prefix(c.link_name, frame_prefix), tuple(quat_xyzw_from_rotation(R).tolist()),
+            (c.absolute_x_axis_tolerance, c.absolute_y_axis_tolerance,
+             c.absolute_z_axis_tolerance), OrientationParameterization(c.parameterization),
+            c.weight))
+    return Constraints(msg.name, joints, tuple(positions), tuple(orientations))
+
+
+# ------------------------------------------------------------------------------ error codes
+
+
+def error_code(val: int, message: str = '', source: str = 'robot_state_core') -> Any:
+    """A filled ``moveit_msgs/MoveItErrorCodes``."""
+    return MoveItErrorCodes(val=int(val), message=message, source=source)
