@@ -96,6 +96,7 @@ class KinematicsPlan:
     mimic_v: IntArray  # (m,) velocity index of each mimic joint
     mimic_source_v: IntArray  # (m,)
     mimic_multiplier: FloatArray
+    mimic_fold: FloatArray  # (nv, nv): J_folded = J @ mimic_fold
 
 
 def plan(model: Any) -> KinematicsPlan:
@@ -199,7 +200,17 @@ def _build_plan(model: Any) -> KinematicsPlan:
         v_in_joint_frame=_ro(v_in_f, np.bool_), link_ancestor_v=_ro(link_ancestor_v, np.bool_),
         q_of_v=_ro(q_of_v, np.intp), mimic_v=_ro(mimic_v, np.intp),
         mimic_source_v=_ro(mimic_src_v, np.intp),
-        mimic_multiplier=_ro(np.asarray(model.mimic_multiplier)))
+        mimic_multiplier=_ro(np.asarray(model.mimic_multiplier)),
+        mimic_fold=_ro(_fold_matrix(nv, mimic_v, mimic_src_v,
+                                    np.asarray(model.mimic_multiplier))))
+
+
+def _fold_matrix(nv: int, mimic_v: IntArray, source_v: IntArray, mult: FloatArray) -> FloatArray:
+    M = np.eye(nv)
+    for m, s, k in zip(mimic_v, source_v, mult, strict=True):  # once per model
+        M[m, s] += k
+        M[m, m] = 0.0
+    return M
 
 
 def _check_q(model: Any, q: ArrayLike, function: str) -> FloatArray:
@@ -407,39 +418,70 @@ def jacobian(model: Any, q: ArrayLike, link: str | int, point_L: ArrayLike = (0.
     li = link if isinstance(link, int | np.integer) else model.link_index(link)
     if X_WL is None:
         X_WL = forward_kinematics(model, qa)
-    R_WC = X_WL[..., p.child[p.v_joint], :3, :3]  # (..., nv, 3, 3)
-    if p.v_in_joint_frame.any():
-        # Multi-DOF joints express their velocity in the joint frame F = parent @ X_PJ.
-        f = np.flatnonzero(p.v_in_joint_frame)
-        jf = p.v_joint[f]
-        R_WP = X_WL[..., p.parent[jf], :3, :3]
-        R_WC = R_WC.copy()
-        R_WC[..., f, :, :] = R_WP @ np.asarray(model.joint_origins)[jf, :3, :3]
-    axis_W = np.einsum('...kab,kb->...ka', R_WC, p.v_axis)
-    X_target = X_WL[..., li, :, :]
-    point_W = (np.einsum('...ab,...b->...a', X_target[..., :3, :3], np.asarray(point_L, float))
-               + X_target[..., :3, 3])
-    center_W = X_WL[..., :3, 3][..., p.child[p.v_joint], :]
-    moment = np.cross(axis_W, point_W[..., None, :] - center_W)
-    rot = p.v_rotational[:, None]
-    moves = p.link_ancestor_v[li][:, None]
-    lin = np.where(moves, np.where(rot, moment, axis_W), 0.0)
-    ang = np.where(moves & rot, axis_W, 0.0)
-    return np.concatenate([np.swapaxes(lin, -1, -2), np.swapaxes(ang, -1, -2)], axis=-2)
+    c = _link_columns(model, p, int(li))
+    batch = X_WL.shape[:-3]
+    J = np.zeros((*batch, 6, model.nv))
+    if not c.columns.size:
+        return J
+    R = X_WL[..., c.child_links, :3, :3]  # (..., k, 3, 3)
+    if c.joint_frame.size:
+        R = R.copy()
+        R[..., c.joint_frame, :, :] = (X_WL[..., c.parent_links, :3, :3]
+                                       @ c.R_PJ)
+    axis = (R @ c.axes[..., None])[..., 0]  # (..., k, 3) in W
+    X_T = X_WL[..., li, :, :]
+    point_W = (X_T[..., :3, :3] @ np.asarray(point_L, dtype=np.float64)[..., None])[..., 0] \
+        + X_T[..., :3, 3]
+    d = point_W[..., None, :] - X_WL[..., :3, 3][..., c.child_links, :]
+    ax, ay, az = axis[..., 0], axis[..., 1], axis[..., 2]
+    dx, dy, dz = d[..., 0], d[..., 1], d[..., 2]
+    rot = c.rotational
+    J[..., 0, c.columns] = np.where(rot, ay * dz - az * dy, ax)
+    J[..., 1, c.columns] = np.where(rot, az * dx - ax * dz, ay)
+    J[..., 2, c.columns] = np.where(rot, ax * dy - ay * dx, az)
+    J[..., 3:, c.columns] = np.swapaxes(axis * rot[:, None], -1, -2)
+    return J
+
+
+@dataclass(frozen=True)
+class _LinkColumns:
+    """Per-link Jacobian structure: the velocity columns that move the link."""
+
+    columns: IntArray
+    child_links: IntArray  # link whose origin is each column's centre (and 1-DOF frame)
+    axes: FloatArray  # (k, 3) axes in the column's frame
+    rotational: BoolArray
+    joint_frame: IntArray  # positions (within columns) expressed in the joint frame F
+    parent_links: IntArray  # parent link of those
+    R_PJ: FloatArray  # (f, 3, 3) their joint-origin rotations
+
+
+def _link_columns(model: Any, p: KinematicsPlan, link: int) -> _LinkColumns:
+    cache: dict[int, _LinkColumns] = model.__dict__.setdefault('_jacobian_columns', {})
+    cached = cache.get(link)
+    if cached is None:
+        cols = np.flatnonzero(p.link_ancestor_v[link]).astype(np.intp)
+        joints = p.v_joint[cols]
+        jf = np.flatnonzero(p.v_in_joint_frame[cols]).astype(np.intp)
+        cached = _LinkColumns(
+            _ro(cols, np.intp), _ro(p.child[joints], np.intp), _ro(p.v_axis[cols]),
+            _ro(p.v_rotational[cols], np.bool_), _ro(jf, np.intp),
+            _ro(p.parent[joints[jf]], np.intp),
+            _ro(np.asarray(model.joint_origins)[joints[jf], :3, :3]))
+        cache[link] = cached
+    return cached
 
 
 def fold_mimic_columns(model: Any, J: FloatArray) -> FloatArray:
     """Add each mimic joint's column, times its multiplier, to its source column (a copy).
 
     The mimic columns themselves are zeroed: the result maps the *independent* velocities.
+    Mimic chains are already composed by the model, so one matrix product does it.
     """
     p = plan(model)
-    out = np.array(J, dtype=np.float64, copy=True)
-    if p.mimic_v.size:
-        np.add.at(np.moveaxis(out, -1, 0), p.mimic_source_v,
-                  np.moveaxis(out[..., p.mimic_v] * p.mimic_multiplier, -1, 0))
-        out[..., p.mimic_v] = 0.0
-    return out
+    if not p.mimic_v.size:
+        return np.array(J, dtype=np.float64, copy=True)
+    return np.asarray(J, dtype=np.float64) @ p.mimic_fold  # type: ignore[no-any-return]
 
 
 def velocity_indices_of_joints(model: Any, joint_indices: ArrayLike) -> IntArray:
