@@ -117,3 +117,11 @@ class ModelMismatchError(RobotStateCoreError, ValueError):
     the System that created it"; design study B6): ``copy_from``, ``interpolate``,
     ``distance`` and the other two-state operations raise this otherwise.
     """
+
+
+class BackendUnavailableError(RobotStateCoreError, ImportError):
+    """An optional backend (python-fcl for collision queries) is not installed.
+
+    Raised when a collision or distance query is *asked*, never at import or model-load time,
+    so loading descriptions and kinematics work without the backend (design study B7).
+    """

@@ -481,7 +481,7 @@ def fold_mimic_columns(model: Any, J: FloatArray) -> FloatArray:
     p = plan(model)
     if not p.mimic_v.size:
         return np.array(J, dtype=np.float64, copy=True)
-    return np.asarray(J, dtype=np.float64) @ p.mimic_fold  # type: ignore[no-any-return]
+    return np.asarray(J, dtype=np.float64) @ p.mimic_fold
 
 
 def velocity_indices_of_joints(model: Any, joint_indices: ArrayLike) -> IntArray:

@@ -1,1 +1,87 @@
-"""Geometry: shape specifications (and, later, the Drake-style geometry registry)."""
+"""Geometry: shape specifications and the Drake-style geometry registry (seed S0).
+
+* :mod:`~robot_state_core.geometry.shapes`: frozen shape specs (Box, Sphere, ... Mesh).
+* :mod:`~robot_state_core.geometry.roles`: :class:`Role`, :class:`RoleAssign` and the role
+  property sets.
+* :mod:`~robot_state_core.geometry.scene_graph`: :class:`SceneGraph`, the registry of sources,
+  frames and geometries, with ids, versions, collision filters and pose composition.
+* :mod:`~robot_state_core.geometry.inspector`: :class:`SceneGraphInspector`, its read-only view.
+
+Nothing here imports a collision backend (fcl); importing this package needs numpy only.
+"""
+
+from __future__ import annotations
+
+from robot_state_core.geometry.inspector import SceneGraphInspector
+from robot_state_core.geometry.roles import (
+    GeometryProperties,
+    IllustrationProperties,
+    make_phong_illustration_properties,
+    PerceptionProperties,
+    ProximityProperties,
+    Role,
+    RoleAssign,
+    RoleProperties,
+)
+from robot_state_core.geometry.scene_graph import (
+    CollisionFilterDeclaration,
+    CollisionFilterManager,
+    exclude_between,
+    exclude_within,
+    FrameId,
+    FramePoses,
+    GeometryFrame,
+    GeometryId,
+    GeometryInstance,
+    GeometrySet,
+    GeometryVersion,
+    ReferenceMesh,
+    SceneGraph,
+    SourceId,
+)
+from robot_state_core.geometry.shapes import (
+    Box,
+    Capsule,
+    Cone,
+    Convex,
+    Cylinder,
+    HalfSpace,
+    Mesh,
+    Shape,
+    Sphere,
+)
+
+__all__ = [
+    'Box',
+    'Capsule',
+    'CollisionFilterDeclaration',
+    'CollisionFilterManager',
+    'Cone',
+    'Convex',
+    'Cylinder',
+    'FrameId',
+    'FramePoses',
+    'GeometryFrame',
+    'GeometryId',
+    'GeometryInstance',
+    'GeometryProperties',
+    'GeometrySet',
+    'GeometryVersion',
+    'HalfSpace',
+    'IllustrationProperties',
+    'Mesh',
+    'PerceptionProperties',
+    'ProximityProperties',
+    'ReferenceMesh',
+    'Role',
+    'RoleAssign',
+    'RoleProperties',
+    'SceneGraph',
+    'SceneGraphInspector',
+    'Shape',
+    'SourceId',
+    'Sphere',
+    'exclude_between',
+    'exclude_within',
+    'make_phong_illustration_properties',
+]
