@@ -9,21 +9,50 @@ from __future__ import annotations
 
 import logging
 
+from robot_state_core.acm import AllowedCollisionMatrix, AllowedCollisionType
+from robot_state_core.attached_body import AttachedBody, DetachPosture
 from robot_state_core.default_robot import (
     default_robot_srdf_path,
     default_robot_urdf_path,
     package_root,
 )
 from robot_state_core.errors import (
+    InvalidArgumentError,
+    ModelError,
+    ModelMismatchError,
     RobotDescriptionError,
     RobotStateCoreError,
+    SingularityError,
     SrdfLoadError,
     UnknownNameError,
     UrdfLoadError,
     XmlSecurityError,
 )
 from robot_state_core.frames import fixed_joint_transforms, FrameTransforms
-from robot_state_core.io.urdf import parse_urdf, read_urdf_file
+from robot_state_core.io.srdf import parse_srdf, read_srdf_file, SrdfModel
+from robot_state_core.io.urdf import (
+    load_urdf_file,
+    load_urdf_string,
+    parse_urdf,
+    read_urdf_file,
+    save_urdf,
+    UrdfLoadResult,
+)
+from robot_state_core.joint_model_group import JointModelGroup
+from robot_state_core.joints import (
+    Joint,
+    JointCalibration,
+    JointDynamics,
+    JointLimits,
+    JointMimic,
+    JointSafety,
+    JointType,
+)
+from robot_state_core.links import Collision, Inertial, Link, Material, Visual
+from robot_state_core.robot_model import RobotModel
+from robot_state_core.robot_state import RobotState
+from robot_state_core.rpy_floating import RpyFloatingJoint
+from robot_state_core.scene_graph import SceneGraph, ShortestPath
 
 __version__ = '0.1.0'
 
