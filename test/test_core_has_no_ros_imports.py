@@ -71,3 +71,12 @@ print('ok', robot_state_core.__version__)
                          timeout=60, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith('ok ')
+
+
+def test_every_public_name_resolves() -> None:
+    """Every name in robot_state_core.__all__ is importable from the package top level."""
+    import robot_state_core
+
+    missing = [name for name in robot_state_core.__all__ if not hasattr(robot_state_core, name)]
+    assert missing == []
+    assert len(robot_state_core.__all__) >= 40
