@@ -215,9 +215,12 @@ class StatePublisherNode(Node):
                 now = self.get_clock().now()
                 stamp_ns, stamp = now.nanoseconds, now.to_msg()
             update = self.core.process(names, positions, stamp_ns)
-            for name in update.new_unknown_names:
-                self.get_logger().warning(f"joint_states: unknown joint variable '{name}' "
-                                          '(ignored; reported once)')
+            if update.new_unknown_names:
+                names_ = update.new_unknown_names
+                listed = ', '.join(f"'{n}'" for n in names_[:5])
+                more = f' and {len(names_) - 5} more' if len(names_) > 5 else ''
+                self.get_logger().warning(f'joint_states: unknown joint variable {listed}{more} '
+                                          '(ignored; each reported once)')
             if update.problem:
                 self.get_logger().warning(update.problem,
                                           throttle_duration_sec=WARN_THROTTLE_S)
