@@ -160,6 +160,8 @@ class ChildProcess:
                 self.proc.kill()
                 self.proc.wait()
         self._reader.join(timeout=timeout)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
         while True:
             try:
                 line = self._queue.get_nowait()
