@@ -1,18 +1,28 @@
 """``robot-state-core`` command line.
 
 Sub-commands:
-    run     the ROS node on a URDF (default: the embedded robot), with a live status line.
-    check   load a URDF (and SRDF) and report what it contains.
+    run      the ROS nodes on a URDF (default: the embedded robot), with a live status line.
+    check    load a URDF (and SRDF) and report what it contains.
+    fk       link poses for a configuration (JSON).
+    ik       solve IK for a group and a target pose (JSON).
+    collide  collision check of a configuration, with contacts (JSON).
+    gen-acm  sample configurations and write SRDF <disable_collisions> (MoveIt Setup Assistant).
 
-ROS is imported only by ``run``, so ``check`` works without a ROS installation.
+Configurations are given as ``--positions '{"joint": value, ...}'`` (JSON, MoveIt variable
+names) and/or ``--state NAME`` (an SRDF named state); unspecified variables take the defaults.
+ROS is imported only by ``run``; every other command works without a ROS installation.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections import Counter
+import json
 from pathlib import Path
 import sys
+from typing import Any
+
+import numpy as np
 
 from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.errors import RobotStateCoreError
@@ -53,6 +63,114 @@ def _cmd_check(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _model_and_state(ns: argparse.Namespace) -> tuple[RobotModel, Any]:
+    from robot_state_core.robot_state import RobotState
+
+    urdf = Path(ns.urdf) if ns.urdf else default_robot_urdf_path()
+    srdf = Path(ns.srdf) if ns.srdf else (None if ns.urdf else default_robot_srdf_path())
+    model = RobotModel.from_urdf_file(urdf, srdf, package_roots=ns.package_root)
+    state = RobotState(model)
+    if ns.state:
+        done = any(state.set_to_default_values(group, ns.state) for group in model.group_names
+                   if ns.state in model.group(group).named_states)
+        if not done:
+            from robot_state_core.errors import UnknownNameError
+
+            raise UnknownNameError(ns.state, 'named state',
+                                   [n for g in model.group_names
+                                    for n in model.group(g).named_states])
+    if ns.positions:
+        values = json.loads(ns.positions)
+        state.set_variable_positions({str(k): float(v) for k, v in values.items()})
+    return model, state
+
+
+def _pose_json(X: Any) -> dict[str, list[float]]:
+    from robot_state_core.transforms import quat_xyzw_from_rotation
+
+    return {'position': [float(v) for v in X[:3, 3]],
+            'orientation_xyzw': [float(v) for v in quat_xyzw_from_rotation(X[:3, :3])]}
+
+
+def _cmd_fk(ns: argparse.Namespace) -> int:
+    model, state = _model_and_state(ns)
+    links = ns.links or list(model.link_names)
+    out = {'frame': model.model_frame,
+           'poses': {link: _pose_json(state.get_global_link_transform(link)) for link in links}}
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+def _cmd_ik(ns: argparse.Namespace) -> int:
+    from robot_state_core.ik import IKRequest, solve_ik
+    from robot_state_core.transforms import rotation_from_quat_xyzw
+
+    model, state = _model_and_state(ns)
+    values = [float(v) for v in ns.target]
+    X = np.eye(4)
+    X[:3, 3] = values[:3]
+    if len(values) == 7:
+        X[:3, :3] = rotation_from_quat_xyzw(values[3:])
+    elif len(values) != 3:
+        print('robot-state-core ik: --target takes x y z [qx qy qz qw]', file=sys.stderr)
+        return 2
+    group = model.group(ns.group)
+    from robot_state_core.ik import IKOptions
+
+    result = solve_ik(model, IKRequest(
+        group=group.name, targets=(X,), tip_links=(ns.tip,) if ns.tip else (),
+        seed=np.array(state.positions), timeout=ns.timeout or None,
+        options=IKOptions(position_only=len(values) == 3)))
+    out = {'status': result.status.value, 'success': result.success,
+           'position_error_m': result.position_error, 'rotation_error_rad': result.rotation_error,
+           'iterations': result.iterations, 'elapsed_ms': result.elapsed * 1e3,
+           'positions': {model.variable_names[i]: float(result.q[i])
+                         for i in group.active_variable_indices}}
+    print(json.dumps(out, indent=2))
+    return 0 if result.success else 1
+
+
+def _cmd_collide(ns: argparse.Namespace) -> int:
+    from robot_state_core.planning_scene import CollisionRequest, PlanningScene
+
+    model, state = _model_and_state(ns)
+    scene = PlanningScene(model, padding=ns.padding)
+    result = scene.check_collision(state, CollisionRequest(
+        group_name=ns.group, contacts=True, max_contacts=100, max_contacts_per_pair=1))
+    out = {'collision': result.collision,
+           'distance_m': scene.distance_to_collision(state, ns.group),
+           'contacts': [{'body_1': c.body_name_1, 'body_2': c.body_name_2,
+                         'position': [float(v) for v in c.position_W],
+                         'normal': [float(v) for v in c.normal_W], 'depth': float(c.depth)}
+                        for c in result.contacts]}
+    print(json.dumps(out, indent=2))
+    return 1 if result.collision else 0
+
+
+def _cmd_gen_acm(ns: argparse.Namespace) -> int:
+    from robot_state_core.acm_generation import generate_acm, srdf_disable_collisions
+
+    urdf = Path(ns.urdf) if ns.urdf else default_robot_urdf_path()
+    model = RobotModel.from_urdf_file(urdf, ns.srdf, package_roots=ns.package_root)
+    report = generate_acm(model, num_samples=ns.samples, seed=ns.seed, progress=sys.stderr)
+    text = srdf_disable_collisions(report)
+    if ns.output:
+        Path(ns.output).write_text(text, encoding='utf-8')
+        print(f'wrote {len(report.pairs)} disabled pairs to {ns.output}', file=sys.stderr)
+    else:
+        print(text)
+    return 0
+
+
+def _add_configuration_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument('--urdf', help='URDF file (default: the embedded default robot)')
+    p.add_argument('--srdf', help="SRDF file (default: the embedded robot's, if no --urdf)")
+    p.add_argument('--package-root', action='append', default=[],
+                   help='directory containing ROS packages (mesh URIs); repeatable')
+    p.add_argument('--positions', help='JSON object {variable: value} (rad, m)')
+    p.add_argument('--state', help='an SRDF named state (e.g. home, ready)')
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``robot-state-core``."""
     parser = argparse.ArgumentParser(prog='robot-state-core', description=__doc__.split('\n')[0])
@@ -80,6 +198,33 @@ def build_parser() -> argparse.ArgumentParser:
     p_check.add_argument('urdf', help='URDF file')
     p_check.add_argument('srdf', nargs='?', default=None, help='SRDF file (optional)')
     p_check.set_defaults(func=_cmd_check)
+    p_fk = sub.add_parser('fk', help='link poses for a configuration (JSON)')
+    _add_configuration_arguments(p_fk)
+    p_fk.add_argument('--links', nargs='*', help='links to report (default: all)')
+    p_fk.set_defaults(func=_cmd_fk)
+    p_ik = sub.add_parser('ik', help='solve IK for a group (JSON)')
+    _add_configuration_arguments(p_ik)
+    p_ik.add_argument('--group', required=True, help='joint model group (e.g. arm)')
+    p_ik.add_argument('--target', nargs='+', required=True,
+                      help='x y z [qx qy qz qw] in the model frame (3 values: position only)')
+    p_ik.add_argument('--tip', help='tip link (default: the group tip)')
+    p_ik.add_argument('--timeout', type=float, default=0.0, help='[s] (0: group default)')
+    p_ik.set_defaults(func=_cmd_ik)
+    p_col = sub.add_parser('collide', help='collision check of a configuration (JSON)')
+    _add_configuration_arguments(p_col)
+    p_col.add_argument('--group', default=None, help='restrict to a group (MoveIt semantics)')
+    p_col.add_argument('--padding', type=float, default=0.0, help='link padding [m]')
+    p_col.set_defaults(func=_cmd_collide)
+    p_acm = sub.add_parser('gen-acm', help='generate SRDF disable_collisions by sampling')
+    p_acm.add_argument('--urdf', help='URDF file (default: the embedded default robot)')
+    p_acm.add_argument('--srdf', help='SRDF file (groups; optional)')
+    p_acm.add_argument('--package-root', action='append', default=[],
+                       help='directory containing ROS packages (mesh URIs); repeatable')
+    p_acm.add_argument('--samples', type=int, default=10000,
+                       help='random configurations to sample (default 10000)')
+    p_acm.add_argument('--seed', type=int, default=0, help='random seed (default 0)')
+    p_acm.add_argument('--output', help='write to this file instead of stdout')
+    p_acm.set_defaults(func=_cmd_gen_acm)
     return parser
 
 
