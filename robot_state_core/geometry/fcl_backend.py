@@ -1,0 +1,1012 @@
+"""The python-fcl collision backend: the ONLY module of robot_state_core that imports ``fcl``.
+
+``fcl`` is imported lazily by :func:`require_fcl`, at query time, so descriptions load and
+kinematics run without it; a missing python-fcl raises :class:`BackendUnavailableError`
+(design study B7).
+
+Shapes map to fcl geometries one to one (:func:`make_collision_geometry`); sizes follow
+:mod:`robot_state_core.geometry.shapes` (full lengths; cylinders, capsules and cones along z,
+centred; fcl's ``Cone`` has its apex at ``+length/2``). ``HalfSpace`` is
+``fcl.Halfspace(n=(0, 0, 1), d=0)``, i.e. ``z <= 0`` (checked by the characterization test).
+A ``Mesh`` becomes one OBBRSS ``BVHModel`` per ``(file, scale)``, shared by every object that
+uses it; a ``Convex`` becomes an ``fcl.Convex`` of the mesh's convex hull, also shared.
+
+:class:`FclObjects` holds one ``fcl.CollisionObject`` per geometry and answers queries over an
+explicit candidate-pair list (``(P, 2)`` geometry indices), with three broad phases
+(``broadphase=``): ``'pairs'`` runs the narrow phase on every listed pair, ``'aabb'`` first drops
+pairs whose world AABBs (numpy, vectorized) are apart, and ``'manager'`` lets an
+``fcl.DynamicAABBTreeCollisionManager`` propose pairs and keeps the listed ones.
+
+Result conventions are Drake's (see :mod:`robot_state_core.geometry.query`): for a pair
+``(A, B)`` (the row order of the candidate list), ``nhat_BA_W`` points out of B into A,
+``p_WCb = p_WCa + depth * nhat_BA_W`` for contacts and ``p_WCa = p_WCb + distance * nhat_BA_W``
+for signed distances.
+
+python-fcl 0.7 facts this module relies on or works around (all pinned by
+``test/test_collision_characterize.py``):
+
+* ``Contact.normal`` points from ``o1`` to ``o2``; we call ``collide(A, B)``, so
+  ``nhat_BA_W = -normal``. Exception: for a primitive/convex ``o1`` against a mesh (BVH) ``o2``
+  fcl evaluates the swapped pair and does not flip the normal back; we do.
+* ``Contact.pos`` is the midpoint of the two deepest points for most primitive pairs, so
+  ``p_WCa = pos - depth/2 * nhat_BA_W``; for sphere pairs fcl's ``pos`` is radius-weighted, so
+  the sphere's deepest point (centre minus radius along the normal) is used instead. For
+  sphere–mesh contacts ``pos`` lies on the triangle and the depth comes out negative; both are
+  corrected. Mesh contacts are per triangle pair (a mesh is a surface): depths are local
+  triangle penetrations, not a volumetric depth; ``collide_pairs`` returns the first ``k`` fcl
+  finds, ``distance_pairs`` the deepest. Primitive–triangle penetration goes through libccd's
+  MPR, which is *a* separating direction, not the minimal one.
+* Closed forms replace fcl where it is approximate or unusable: every half-space pair
+  (``distance()`` with a ``Halfspace`` segfaults, and two half-spaces never collide in fcl, so
+  such a pair is refused), a sphere against a capsule, cone or convex hull (fcl: GJK/MPR), any
+  penetrating sphere pair, and capsule–capsule (MPR when penetrating). They are exact to
+  rounding; fcl still gives the collision verdict, so ``any_collision`` and ``collide_pairs``
+  agree.
+* ``distance()`` returns -1 for penetrating primitives (no signed distance unless asked, and
+  the signed GJK/EPA variant puts sphere–sphere witness points 1e-4 m off), so penetration
+  is taken from ``collide``: ``distance = -depth``. For meshes it returns 0 or -1 when they
+  touch; then the deepest triangle contact gives ``-depth``. Shape–mesh ``distance()``
+  returns its nearest points swapped, and sphere–mesh nearest points are wrong (recomputed
+  from the triangles).
+* Separation distances of other curved or polytope pairs come from libccd's GJK and are only
+  good to ~1e-5..1e-3 m (cylinder–cylinder worst); sphere–sphere/box/cylinder,
+  capsule–capsule, box–box and mesh–mesh are exact.
+* Callbacks of the collision manager receive fresh wrapper objects without their geometry, so
+  objects are recognised by their pose (the exact doubles we set), checking every geometry
+  with that pose when poses coincide. Half-spaces are kept out of the manager (registering one
+  crashes python-fcl) and their pairs are checked directly.
+* python-fcl exposes no BVH refit: :meth:`FclObjects.update_mesh_vertices` rebuilds the BVH.
+* A shared geometry is safe: each ``CollisionObject`` holds a reference to the Python geometry
+  (python-fcl never deletes the C++ object while one exists).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+import importlib
+import math
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from robot_state_core.errors import BackendUnavailableError, InvalidArgumentError
+from robot_state_core.geometry import meshes
+from robot_state_core.geometry.query import (
+    aabb_gaps,
+    aabb_overlaps,
+    check_pairs,
+    closest_point_on_triangles,
+    ContactSummary,
+    local_aabb,
+    PenetrationAsPointPair,
+    point_signed_distance_primitive,
+    segment_closest_points,
+    SignedDistancePair,
+    SignedDistanceToPoint,
+    support_point,
+    TriangleSoup,
+    winding_number,
+    world_aabbs,
+)
+from robot_state_core.geometry.shapes import (
+    Box,
+    Capsule,
+    Cone,
+    Convex,
+    Cylinder,
+    HalfSpace,
+    Mesh,
+    Shape,
+    Sphere,
+)
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
+_Exact = tuple[FloatArray, FloatArray, float, FloatArray]
+Broadphase = Literal['pairs', 'aabb', 'manager']
+BROADPHASES: tuple[Broadphase, ...] = ('pairs', 'aabb', 'manager')
+
+__all__ = [
+    'BROADPHASES',
+    'Broadphase',
+    'FclObjects',
+    'clear_geometry_cache',
+    'make_collision_geometry',
+    'require_fcl',
+]
+
+_MESH_GEOMETRY: dict[tuple[str, tuple[float, float, float]], Any] = {}
+_CONVEX_GEOMETRY: dict[tuple[str, tuple[float, float, float]], Any] = {}
+
+# Contacts requested when a mesh pair's penetration depth is needed (its deepest triangle).
+_MAX_MESH_CONTACTS = 10_000
+
+# Geometry kinds (small ints, for vectorized masks).
+_PRIMITIVE, _SPHERE, _HALFSPACE, _MESH, _CONVEX = range(5)
+
+# Shape pairs where fcl's own answer is approximate (libccd GJK/MPR) or crashes (half-space
+# distance) and a closed form replaces it; see FclObjects._exact.
+_SPHERE_EXACT_PARTNERS = (Capsule, Cone, Convex)
+
+
+def _replace_by_closed_form(A: Shape, B: Shape) -> bool:
+    if isinstance(A, HalfSpace) or isinstance(B, HalfSpace):
+        return True
+    if isinstance(A, Capsule) and isinstance(B, Capsule):
+        return True
+    return (isinstance(A, Sphere) and isinstance(B, _SPHERE_EXACT_PARTNERS)) or \
+        (isinstance(B, Sphere) and isinstance(A, _SPHERE_EXACT_PARTNERS))
+
+
+def require_fcl() -> Any:
+    """The ``fcl`` module (python-fcl).
+
+    Raises:
+        BackendUnavailableError: python-fcl is not installed (or cannot be imported).
+    """
+    try:
+        return importlib.import_module('fcl')
+    except ImportError as err:
+        raise BackendUnavailableError(
+            'collision and distance queries need python-fcl, which cannot be imported '
+            f'({err}); install it with: pip install python-fcl') from err
+
+
+def clear_geometry_cache() -> None:
+    """Forget the shared fcl mesh/convex geometries (objects already built keep theirs)."""
+    _MESH_GEOMETRY.clear()
+    _CONVEX_GEOMETRY.clear()
+
+
+def _positive(value: float, what: str, *, allow_zero: bool = False) -> float:
+    v = float(value)
+    if not math.isfinite(v) or v < 0.0 or (v == 0.0 and not allow_zero):
+        raise InvalidArgumentError(f'make_collision_geometry: {what} must be a finite '
+                                   f'{"non-negative" if allow_zero else "positive"} number, '
+                                   f'got {value!r}')
+    return v
+
+
+def _bvh(fcl: Any, vertices: FloatArray, faces: NDArray[np.integer]) -> Any:
+    model = fcl.BVHModel()
+    model.beginModel(len(faces), len(vertices))
+    model.addSubModel(vertices, faces)
+    model.endModel()
+    return model
+
+
+def _convex(fcl: Any, vertices: FloatArray, faces: NDArray[np.integer]) -> Any:
+    flat = np.column_stack([np.full(len(faces), 3), faces]).ravel().tolist()
+    return fcl.Convex(vertices, len(faces), flat)
+
+
+def make_collision_geometry(shape: Shape) -> Any:
+    """The fcl geometry of a shape (mesh and convex geometries are shared per file and scale).
+
+    Args:
+        shape: Any :data:`~robot_state_core.geometry.shapes.Shape`.
+
+    Returns:
+        An ``fcl.CollisionGeometry``.
+
+    Raises:
+        BackendUnavailableError: python-fcl is missing.
+        InvalidArgumentError: Non-positive or non-finite sizes, or an unknown shape type.
+        RobotDescriptionError: A mesh file is unresolved, missing or unreadable.
+    """
+    fcl = require_fcl()
+    if isinstance(shape, Box):
+        return fcl.Box(_positive(shape.x, 'Box.x'), _positive(shape.y, 'Box.y'),
+                       _positive(shape.z, 'Box.z'))
+    if isinstance(shape, Sphere):
+        return fcl.Sphere(_positive(shape.radius, 'Sphere.radius'))
+    if isinstance(shape, Cylinder):
+        return fcl.Cylinder(_positive(shape.radius, 'Cylinder.radius'),
+                            _positive(shape.length, 'Cylinder.length'))
+    if isinstance(shape, Capsule):
+        return fcl.Capsule(_positive(shape.radius, 'Capsule.radius'),
+                           _positive(shape.length, 'Capsule.length', allow_zero=True))
+    if isinstance(shape, Cone):
+        return fcl.Cone(_positive(shape.radius, 'Cone.radius'),
+                        _positive(shape.length, 'Cone.length'))
+    if isinstance(shape, HalfSpace):
+        return fcl.Halfspace(np.array([0.0, 0.0, 1.0]), 0.0)
+    if isinstance(shape, Mesh):
+        key = meshes.cache_key(shape)
+        if key not in _MESH_GEOMETRY:
+            _MESH_GEOMETRY[key] = _bvh(fcl, *meshes.load_mesh(*key))
+        return _MESH_GEOMETRY[key]
+    if isinstance(shape, Convex):
+        key = meshes.cache_key(shape)
+        if key not in _CONVEX_GEOMETRY:
+            _CONVEX_GEOMETRY[key] = _convex(fcl, *meshes.mesh_hull(*key))
+        return _CONVEX_GEOMETRY[key]
+    raise InvalidArgumentError(f'make_collision_geometry: unsupported shape {shape!r}')
+
+
+def _kind(shape: Shape) -> int:
+    if isinstance(shape, Sphere):
+        return _SPHERE
+    if isinstance(shape, HalfSpace):
+        return _HALFSPACE
+    if isinstance(shape, Mesh):
+        return _MESH
+    if isinstance(shape, Convex):
+        return _CONVEX
+    return _PRIMITIVE
+
+
+class _PairTable:
+    """A validated candidate-pair list and its (G, G) rank lookup (for the manager)."""
+
+    __slots__ = ('pairs', 'rank')
+
+    def __init__(self, pairs: IntArray, n: int) -> None:
+        self.pairs = pairs
+        self.rank = np.full((n, n), -1, dtype=np.intp)
+        self.rank[pairs[:, 0], pairs[:, 1]] = np.arange(len(pairs))
+
+
+class FclObjects:
+    """One ``fcl.CollisionObject`` per geometry, posed in the world, with pair queries.
+
+    Geometries are addressed by *index* (0..G-1, the order of ``shapes``); results carry the
+    corresponding ``ids`` (e.g. the registry's ``GeometryId``). Poses are set in one call,
+    :meth:`set_poses`, and stay until the next one.
+
+    Attributes:
+        ids: (G,) read-only ids reported in results.
+    """
+
+    def __init__(self, shapes: Sequence[Shape], ids: Sequence[int] | None = None, *,
+                 broadphase: Broadphase = 'pairs') -> None:
+        """Build the fcl objects (meshes are loaded and their BVHs built once, shared).
+
+        Args:
+            shapes: The G shapes, in geometry-index order.
+            ids: G ids to report in results (default: the indices).
+            broadphase: Default broad phase: ``'pairs'``, ``'aabb'`` or ``'manager'``.
+
+        Raises:
+            BackendUnavailableError: python-fcl is missing.
+            InvalidArgumentError: Invalid shapes, ids or broad phase.
+            RobotDescriptionError: A mesh cannot be loaded.
+        """
+        fcl = require_fcl()
+        self._fcl = fcl
+        self._shapes: list[Shape] = list(shapes)
+        n = len(self._shapes)
+        id_list = list(range(n)) if ids is None else [int(i) for i in ids]
+        if len(id_list) != n:
+            raise InvalidArgumentError(f'FclObjects: {n} shapes but {len(id_list)} ids')
+        self.ids: NDArray[np.int64] = np.array(id_list, dtype=np.int64)
+        self.ids.setflags(write=False)
+        self._id_list = id_list
+        self.broadphase = broadphase
+        self._geoms = [make_collision_geometry(s) for s in self._shapes]
+        self._objects = [fcl.CollisionObject(g, fcl.Transform()) for g in self._geoms]
+        self._kinds = np.array([_kind(s) for s in self._shapes], dtype=np.int8)
+        self._is_bvh = self._kinds == _MESH
+        self._is_halfspace = self._kinds == _HALFSPACE
+        self._vertices: list[FloatArray | None] = []
+        self._faces: list[NDArray[np.int64] | None] = []
+        for shape in self._shapes:
+            if isinstance(shape, Mesh):
+                v, f = meshes.load_mesh(*meshes.cache_key(shape))
+            elif isinstance(shape, Convex):
+                v, f = meshes.mesh_hull(*meshes.cache_key(shape))
+            else:
+                v, f = None, None
+            self._vertices.append(v)
+            self._faces.append(f)
+        lo_hi = [local_aabb(s, v) for s, v in zip(self._shapes, self._vertices, strict=True)]
+        self._lo_G = np.array([a for a, _ in lo_hi]).reshape(n, 3)
+        self._hi_G = np.array([b for _, b in lo_hi]).reshape(n, 3)
+        self._X_WG = np.tile(np.eye(4), (n, 1, 1))
+        self._aabb_W: tuple[FloatArray, FloatArray] | None = None
+        self._manager: Any = None
+        self._manager_stale = True
+        self._pose_index: dict[bytes, list[int]] | None = None
+        self._table: _PairTable | None = None
+        self._table_source: object = None
+        self._closed_form: dict[tuple[type, type], bool] = {}
+        self._contact_requests: dict[int, Any] = {}
+        self._soups: dict[int, TriangleSoup] = {}
+        self._hit_request = fcl.CollisionRequest(num_max_contacts=1, enable_contact=False)
+        self._distance_request = fcl.DistanceRequest(enable_nearest_points=True,
+                                                     enable_signed_distance=False)
+
+    # ----------------------------------------------------------------------------------------
+    # State
+
+    def __len__(self) -> int:
+        return len(self._objects)
+
+    @property
+    def shapes(self) -> tuple[Shape, ...]:
+        """The shapes, in geometry-index order."""
+        return tuple(self._shapes)
+
+    @property
+    def broadphase(self) -> Broadphase:
+        """The default broad phase of the queries (``'pairs'``, ``'aabb'`` or ``'manager'``)."""
+        return self._broadphase
+
+    @broadphase.setter
+    def broadphase(self, value: Broadphase) -> None:
+        self._broadphase = self._check_broadphase(value)
+
+    @staticmethod
+    def _check_broadphase(value: str) -> Broadphase:
+        for b in BROADPHASES:
+            if value == b:
+                return b
+        raise InvalidArgumentError(f'FclObjects: unknown broadphase {value!r}; expected one of '
+                                   f'{", ".join(BROADPHASES)}')
+
+    @property
+    def X_WG(self) -> FloatArray:
+        """(G, 4, 4) the current geometry poses (read-only copy)."""
+        out = self._X_WG.copy()
+        out.setflags(write=False)
+        return out
+
+    def geometry(self, index: int) -> Any:
+        """The fcl geometry of geometry ``index`` (shared between equal meshes)."""
+        return self._geoms[self._check_index(index)]
+
+    def collision_object(self, index: int) -> Any:
+        """The ``fcl.CollisionObject`` of geometry ``index``."""
+        return self._objects[self._check_index(index)]
+
+    def _check_index(self, index: int) -> int:
+        i = int(index)
+        if not 0 <= i < len(self._objects):
+            raise InvalidArgumentError(f'FclObjects: geometry index {index} out of range '
+                                       f'[0, {len(self._objects)})')
+        return i
+
+    def set_poses(self, X_WG: ArrayLike) -> None:
+        """Pose every geometry in the world.
+
+        Only objects whose pose changed are pushed to fcl.
+
+        Args:
+            X_WG: (G, 4, 4) pose of each geometry G in the world (rigid transforms).
+
+        Raises:
+            InvalidArgumentError: Wrong shape or non-finite values.
+        """
+        X = np.asarray(X_WG, dtype=np.float64)
+        n = len(self._objects)
+        if X.shape != (n, 4, 4):
+            raise InvalidArgumentError(f'FclObjects.set_poses: X_WG must have shape ({n}, 4, 4),'
+                                       f' got {X.shape}')
+        if not np.all(np.isfinite(X)):
+            raise InvalidArgumentError('FclObjects.set_poses: X_WG must be finite')
+        changed = np.flatnonzero(np.any(X != self._X_WG, axis=(1, 2)))
+        if len(changed) == 0:
+            return
+        R = X[:, :3, :3]
+        t = X[:, :3, 3]
+        objects = self._objects
+        for i in changed.tolist():
+            obj = objects[i]
+            obj.setRotation(R[i])
+            obj.setTranslation(t[i])
+        self._X_WG = X.copy()
+        self._aabb_W = None
+        self._manager_stale = True
+        self._pose_index = None
+
+    def world_aabbs(self) -> tuple[FloatArray, FloatArray]:
+        """``(lo_W, hi_W)``, each (G, 3): world AABBs at the current poses (numpy)."""
+        if self._aabb_W is None:
+            self._aabb_W = world_aabbs(self._lo_G, self._hi_G, self._X_WG)
+        return self._aabb_W
+
+    # ----------------------------------------------------------------------------------------
+    # Deformable meshes
+
+    def update_mesh_vertices(self, index: int, vertices: ArrayLike) -> None:
+        """Move the vertices of a mesh (or convex) geometry, keeping its triangles.
+
+        The geometry stops sharing its BVH with other objects: a private BVH (or convex hull)
+        is rebuilt from the new vertices (python-fcl has no refit API).
+
+        Args:
+            index: A geometry whose shape is a :class:`Mesh` or :class:`Convex`.
+            vertices: (V, 3) new vertex positions in the geometry frame [m]; same V as before
+                (the mesh's welded vertex count, see :func:`meshes.load_mesh`).
+
+        Raises:
+            InvalidArgumentError: Not a mesh geometry, wrong vertex count, non-finite values.
+        """
+        i = self._check_index(index)
+        old_v, faces = self._vertices[i], self._faces[i]
+        shape = self._shapes[i]
+        if old_v is None or faces is None or not isinstance(shape, Mesh | Convex):
+            raise InvalidArgumentError(f'FclObjects.update_mesh_vertices: geometry {index} is a '
+                                       f'{type(shape).__name__}, not a mesh')
+        v = np.array(vertices, dtype=np.float64)
+        if isinstance(shape, Mesh) and v.shape != old_v.shape:
+            raise InvalidArgumentError(f'FclObjects.update_mesh_vertices: expected vertices of '
+                                       f'shape {old_v.shape}, got {v.shape}')
+        if v.ndim != 2 or v.shape[1] != 3 or not np.all(np.isfinite(v)):
+            raise InvalidArgumentError('FclObjects.update_mesh_vertices: vertices must be a '
+                                       'finite (V, 3) array')
+        fcl = self._fcl
+        if isinstance(shape, Mesh):
+            geom = _bvh(fcl, v, faces)
+        else:
+            v, faces = meshes.convex_hull(v)
+            geom = _convex(fcl, v, faces)
+        v.setflags(write=False)
+        obj = fcl.CollisionObject(geom, fcl.Transform())
+        obj.setRotation(self._X_WG[i, :3, :3])
+        obj.setTranslation(self._X_WG[i, :3, 3])
+        if self._manager is not None:  # never a half-space: only meshes get here
+            self._manager.unregisterObject(self._objects[i])
+            self._manager.registerObject(obj)
+            self._manager_stale = True
+        self._geoms[i], self._objects[i] = geom, obj
+        self._vertices[i], self._faces[i] = v, faces
+        self._soups.pop(i, None)
+        self._lo_G[i], self._hi_G[i] = v.min(axis=0), v.max(axis=0)
+        self._aabb_W = None
+
+    # ----------------------------------------------------------------------------------------
+    # Candidate pairs and broad phase
+
+    def _pairs(self, pairs: ArrayLike, where: str) -> IntArray:
+        table = self._table
+        if table is not None:
+            if pairs is self._table_source and isinstance(pairs, np.ndarray) \
+                    and not pairs.flags.writeable:  # a precompiled (frozen) pair list
+                return table.pairs
+            if isinstance(pairs, np.ndarray) and pairs.shape == table.pairs.shape \
+                    and np.array_equal(pairs, table.pairs):
+                return table.pairs
+        checked = check_pairs(pairs, len(self._objects), where)
+        both = self._is_halfspace[checked[:, 0]] & self._is_halfspace[checked[:, 1]]
+        if np.any(both):
+            bad = checked[both][0]
+            raise InvalidArgumentError(f'{where}: pair {tuple(bad.tolist())} is two half-spaces,'
+                                       ' which have no finite contact or distance')
+        self._table = _PairTable(checked, len(self._objects))
+        self._table_source = pairs
+        return checked
+
+    def _candidates(self, pairs: IntArray, broadphase: Broadphase,
+                    max_distance: float = 0.0) -> IntArray:
+        if broadphase == 'aabb' and len(pairs):
+            lo, hi = self.world_aabbs()
+            if max_distance == 0.0:
+                keep = aabb_overlaps(lo, hi, pairs)
+            else:
+                keep = aabb_gaps(lo, hi, pairs) <= max_distance
+            return pairs[keep]
+        return pairs
+
+    def _manager_ready(self) -> Any:
+        if self._manager is None:
+            manager = self._fcl.DynamicAABBTreeCollisionManager()
+            # A Halfspace inside the manager crashes python-fcl; half-space pairs are
+            # checked directly instead (see _manager_pairs).
+            manager.registerObjects([o for o, h in zip(self._objects, self._is_halfspace,
+                                                       strict=True) if not h])
+            manager.setup()
+            self._manager = manager
+            self._manager_stale = False
+        elif self._manager_stale:
+            self._manager.update()
+            self._manager_stale = False
+        return self._manager
+
+    def _resolve(self, obj: Any) -> list[int]:
+        """Geometry indices whose pose is the pose of a manager callback's object wrapper."""
+        if self._pose_index is None:
+            index: dict[bytes, list[int]] = {}
+            for i, t in enumerate(self._X_WG[:, :3, 3]):
+                index.setdefault(t.tobytes(), []).append(i)
+            self._pose_index = index
+        found = self._pose_index[obj.getTranslation().tobytes()]
+        if len(found) > 1:
+            R = obj.getRotation()
+            same = [i for i in found if np.array_equal(self._X_WG[i, :3, :3], R)]
+            found = same or found
+        return found
+
+    def _halfspace_ranks(self) -> list[int]:
+        assert self._table is not None
+        pairs = self._table.pairs
+        with_hs = self._is_halfspace[pairs[:, 0]] | self._is_halfspace[pairs[:, 1]]
+        out: list[int] = np.flatnonzero(with_hs).tolist()
+        return out
+
+    def _manager_pairs(self, visit: Callable[[int], bool]) -> None:
+        """Run the manager's self-collision traversal; ``visit(rank)`` returns True to stop."""
+        assert self._table is not None
+        rank = self._table.rank
+        seen: set[int] = set()
+        for r in self._halfspace_ranks():
+            seen.add(r)
+            if visit(r):
+                return
+
+        def callback(o1: Any, o2: Any, _data: Any) -> bool:
+            for a in self._resolve(o1):
+                for b in self._resolve(o2):
+                    r = int(rank[a, b]) if rank[a, b] >= 0 else int(rank[b, a])
+                    if r < 0 or r in seen:
+                        continue
+                    seen.add(r)
+                    if visit(r):
+                        return True
+            return False
+
+        self._manager_ready().collide(None, callback)
+
+    def _manager_distance_pairs(self, visit: Callable[[int], None],
+                                max_distance: float) -> None:
+        assert self._table is not None
+        rank = self._table.rank
+        seen: set[int] = set()
+        for r in self._halfspace_ranks():
+            seen.add(r)
+            visit(r)
+
+        def callback(o1: Any, o2: Any, _data: Any) -> tuple[bool, float]:
+            for a in self._resolve(o1):
+                for b in self._resolve(o2):
+                    r = int(rank[a, b]) if rank[a, b] >= 0 else int(rank[b, a])
+                    if r >= 0 and r not in seen:
+                        seen.add(r)
+                        visit(r)
+            return False, max_distance
+
+        self._manager_ready().distance(None, callback)
+
+    # ----------------------------------------------------------------------------------------
+    # Collision queries
+
+    def _hit(self, a: int, b: int) -> bool:
+        result = self._fcl.CollisionResult()
+        return bool(self._fcl.collide(self._objects[a], self._objects[b], self._hit_request,
+                                      result))
+
+    def any_collision(self, pairs: ArrayLike, *, broadphase: Broadphase | None = None) -> bool:
+        """Whether any candidate pair is in contact (stops at the first hit).
+
+        Args:
+            pairs: (P, 2) geometry indices.
+            broadphase: Overrides the default broad phase.
+
+        Raises:
+            InvalidArgumentError: Invalid pairs (see :func:`query.check_pairs`), or a pair of two
+                half-spaces.
+        """
+        table = self._pairs(pairs, 'FclObjects.any_collision')
+        mode = self._mode(broadphase)
+        if mode == 'manager':
+            hit = [False]
+
+            def visit(r: int) -> bool:
+                a, b = table[r]
+                hit[0] = self._hit(int(a), int(b))
+                return hit[0]
+
+            self._manager_pairs(visit)
+            return hit[0]
+        return any(self._hit(a, b) for a, b in self._candidates(table, mode).tolist())
+
+    def colliding_pairs(self, pairs: ArrayLike, *,
+                        broadphase: Broadphase | None = None) -> IntArray:
+        """The candidate pairs that are in contact, in candidate-list order.
+
+        Args:
+            pairs: (P, 2) geometry indices.
+            broadphase: Overrides the default broad phase.
+
+        Returns:
+            (K, 2) geometry indices (rows of ``pairs``).
+        """
+        table = self._pairs(pairs, 'FclObjects.colliding_pairs')
+        mode = self._mode(broadphase)
+        hits: list[int] = []
+        if mode == 'manager':
+            def visit(r: int) -> bool:
+                a, b = table[r]
+                if self._hit(int(a), int(b)):
+                    hits.append(r)
+                return False
+
+            self._manager_pairs(visit)
+            hits.sort()
+            return table[np.array(hits, dtype=np.intp)].reshape(-1, 2)
+        cand = self._candidates(table, mode)
+        keep = [k for k, (a, b) in enumerate(cand.tolist()) if self._hit(a, b)]
+        out: IntArray = cand[np.array(keep, dtype=np.intp)].reshape(-1, 2)
+        return out
+
+    def collide_pairs(self, pairs: ArrayLike, max_contacts_per_pair: int = 1,
+                      total_max: int | None = None, *,
+                      broadphase: Broadphase | None = None) -> list[PenetrationAsPointPair]:
+        """Contacts of the candidate pairs (MoveIt-style truncation).
+
+        Args:
+            pairs: (P, 2) geometry indices; A is the first column, B the second.
+            max_contacts_per_pair: At most this many contacts per pair (>= 1).
+            total_max: Stop once this many contacts are collected (``None``: no limit).
+            broadphase: Overrides the default broad phase.
+
+        Returns:
+            Contacts ordered by candidate-pair order. With ``total_max`` and the ``'manager'``
+            broad phase, *which* pairs make the cut can differ from the other broad phases.
+        """
+        return list(self.collide_summary(pairs, max_contacts_per_pair, total_max,
+                                         broadphase=broadphase).contacts)
+
+    def collide_summary(self, pairs: ArrayLike, max_contacts_per_pair: int = 1,
+                        total_max: int | None = None, *,
+                        broadphase: Broadphase | None = None) -> ContactSummary:
+        """As :meth:`collide_pairs`, wrapped in a :class:`ContactSummary`."""
+        table = self._pairs(pairs, 'FclObjects.collide_pairs')
+        if int(max_contacts_per_pair) < 1:
+            raise InvalidArgumentError('FclObjects.collide_pairs: max_contacts_per_pair must be '
+                                       f'>= 1, got {max_contacts_per_pair}')
+        if total_max is not None and int(total_max) < 1:
+            raise InvalidArgumentError('FclObjects.collide_pairs: total_max must be >= 1 or '
+                                       f'None, got {total_max}')
+        k = int(max_contacts_per_pair)
+        limit = math.inf if total_max is None else int(total_max)
+        request = self._contact_requests.get(k)
+        if request is None:
+            request = self._contact_requests[k] = self._fcl.CollisionRequest(
+                num_max_contacts=k, enable_contact=True)
+        found: list[tuple[int, list[PenetrationAsPointPair]]] = []
+        count = [0]
+
+        def visit(r: int) -> bool:
+            a, b = table[r]
+            contacts = self._contacts(int(a), int(b), request, k)
+            if contacts:
+                room = limit - count[0]
+                contacts = contacts[:int(min(room, len(contacts)))]
+                found.append((r, contacts))
+                count[0] += len(contacts)
+            return count[0] >= limit
+
+        mode = self._mode(broadphase)
+        truncated = False
+        if mode == 'manager':
+            self._manager_pairs(visit)
+            truncated = count[0] >= limit
+        else:
+            cand = self._candidates(table, mode)
+            assert self._table is not None
+            for r in self._table.rank[cand[:, 0], cand[:, 1]].tolist():
+                if visit(int(r)):
+                    truncated = True
+                    break
+        found.sort(key=lambda item: item[0])
+        return ContactSummary.from_contacts([c for _, cs in found for c in cs],
+                                            truncated=truncated)
+
+    def _mode(self, broadphase: Broadphase | None) -> Broadphase:
+        return self._broadphase if broadphase is None else self._check_broadphase(broadphase)
+
+    def _contacts(self, a: int, b: int, request: Any,
+                  k: int) -> list[PenetrationAsPointPair]:
+        fcl = self._fcl
+        result = fcl.CollisionResult()
+        fcl.collide(self._objects[a], self._objects[b], request, result)
+        if not result.is_collision:
+            return []
+        if self._use_closed_form(a, b):
+            exact = self._exact(a, b)
+            if exact is not None and exact[2] < 0.0:  # fcl's verdict, closed-form geometry
+                p_a, p_b, distance, nhat = exact
+                return [PenetrationAsPointPair(self._id_list[a], self._id_list[b], p_a, p_b,
+                                               nhat, -distance)]
+        kind_a, kind_b = self._kinds[a], self._kinds[b]
+        flip = kind_a != _MESH and kind_b == _MESH
+        sphere_mesh = {kind_a, kind_b} == {_SPHERE, _MESH}
+        out = []
+        for c in result.contacts[:k]:
+            n_AB = -c.normal if flip else c.normal
+            nhat = -n_AB / max(float(np.linalg.norm(n_AB)), 1e-300)
+            depth = abs(float(c.penetration_depth))
+            pos = c.pos
+            if sphere_mesh and kind_a == _MESH:  # pos is on the triangle: A's deepest point
+                p_a, p_b = pos, pos + depth * nhat
+            elif sphere_mesh:
+                p_a, p_b = pos - depth * nhat, pos
+            elif kind_a == _SPHERE:  # fcl's pos is radius-weighted, the sphere point is exact
+                shape_a = self._shapes[a]
+                assert isinstance(shape_a, Sphere)
+                p_a = self._X_WG[a, :3, 3] - shape_a.radius * nhat
+                p_b = p_a + depth * nhat
+            elif kind_b == _SPHERE:
+                shape_b = self._shapes[b]
+                assert isinstance(shape_b, Sphere)
+                p_b = self._X_WG[b, :3, 3] + shape_b.radius * nhat
+                p_a = p_b - depth * nhat
+            else:
+                p_a, p_b = pos - 0.5 * depth * nhat, pos + 0.5 * depth * nhat
+            out.append(PenetrationAsPointPair(self._id_list[a], self._id_list[b], p_a, p_b,
+                                              nhat, depth))
+        return out
+
+    # ----------------------------------------------------------------------------------------
+    # Distance queries
+
+    def distance_pairs(self, pairs: ArrayLike, max_distance: float = math.inf, *,
+                       broadphase: Broadphase | None = None) -> list[SignedDistancePair]:
+        """Signed distances and witness points of the candidate pairs.
+
+        Penetrating primitive/convex pairs get a negative distance from fcl's signed distance
+        (GJK/EPA). Touching or penetrating meshes (fcl: 0 or -1) get ``-depth`` of their
+        deepest triangle contact; a mesh fully inside another shape has no triangle contact
+        and reports its positive surface distance (meshes are surfaces). Half-space pairs are
+        exact (closed form).
+
+        Args:
+            pairs: (P, 2) geometry indices; A is the first column, B the second.
+            max_distance: Report only pairs with ``distance <= max_distance`` [m]; the ``'aabb'``
+                and ``'manager'`` broad phases skip pairs whose boxes are farther apart.
+            broadphase: Overrides the default broad phase.
+
+        Returns:
+            Results in candidate-pair order.
+        """
+        table = self._pairs(pairs, 'FclObjects.distance_pairs')
+        limit = float(max_distance)
+        if math.isnan(limit):
+            raise InvalidArgumentError('FclObjects.distance_pairs: max_distance is NaN')
+        mode = self._mode(broadphase)
+        found: list[tuple[int, SignedDistancePair]] = []
+
+        def visit(r: int) -> None:
+            a, b = table[r]
+            result = self._signed_distance(int(a), int(b))
+            if result.distance <= limit:
+                found.append((r, result))
+
+        if mode == 'manager':
+            self._manager_distance_pairs(visit, limit)
+        else:
+            cand = self._candidates(table, mode, max_distance=limit) if math.isfinite(limit) \
+                else table
+            assert self._table is not None
+            for r in self._table.rank[cand[:, 0], cand[:, 1]].tolist():
+                visit(int(r))
+        found.sort(key=lambda item: item[0])
+        return [d for _, d in found]
+
+    def _make_pair(self, a: int, b: int, p_WCa: FloatArray, p_WCb: FloatArray,
+                   distance: float, nhat: FloatArray) -> SignedDistancePair:
+        Xa, Xb = self._X_WG[a], self._X_WG[b]
+        p_ACa = Xa[:3, :3].T @ (p_WCa - Xa[:3, 3])
+        p_BCb = Xb[:3, :3].T @ (p_WCb - Xb[:3, 3])
+        return SignedDistancePair(self._id_list[a], self._id_list[b], p_ACa, p_BCb, distance,
+                                  nhat, p_WCa, p_WCb)
+
+    def _signed_distance(self, a: int, b: int) -> SignedDistancePair:
+        if self._use_closed_form(a, b):
+            exact = self._exact(a, b)
+            if exact is not None:
+                return self._make_pair(a, b, *exact)
+        fcl = self._fcl
+        result = fcl.DistanceResult()
+        d = float(fcl.distance(self._objects[a], self._objects[b], self._distance_request,
+                               result))
+        if d <= 0.0:  # touching or penetrating: fcl has no (reliable) signed distance
+            exact = self._exact(a, b)  # sphere pairs: exact penetration from the point SDF
+            if exact is not None and exact[2] <= 0.0:
+                return self._make_pair(a, b, *exact)
+            return self._distance_from_contact(a, b)
+        kind_a, kind_b = self._kinds[a], self._kinds[b]
+        if {kind_a, kind_b} == {_SPHERE, _MESH}:
+            return self._sphere_mesh_distance(a, b, d)
+        p1 = np.asarray(result.nearest_points[0], dtype=np.float64)
+        p2 = np.asarray(result.nearest_points[1], dtype=np.float64)
+        if kind_b == _MESH and kind_a != _MESH:  # fcl evaluated (B, A) and kept that order
+            p1, p2 = p2, p1
+        return self._make_pair(a, b, p1, p2, d, self._direction(a, b, p1, p2, d))
+
+    def _direction(self, a: int, b: int, p_WCa: FloatArray, p_WCb: FloatArray,
+                   d: float) -> FloatArray:
+        """nhat_BA_W from the witness points, or from a contact normal when they coincide."""
+        diff = p_WCa - p_WCb
+        norm = float(np.linalg.norm(diff))
+        if norm > 1e-12 and abs(d) > 1e-12:
+            out: FloatArray = diff / norm if d > 0.0 else -diff / norm
+            return out
+        contacts = self._contacts(a, b, self._fcl.CollisionRequest(num_max_contacts=1,
+                                                                   enable_contact=True), 1)
+        if contacts:
+            return contacts[0].nhat_BA_W.copy()
+        centre = self._X_WG[a, :3, 3] - self._X_WG[b, :3, 3]  # arbitrary but deterministic
+        n = float(np.linalg.norm(centre))
+        return centre / n if n > 0.0 else np.array([0.0, 0.0, 1.0])
+
+    def _distance_from_contact(self, a: int, b: int) -> SignedDistancePair:
+        fcl = self._fcl
+        k = _MAX_MESH_CONTACTS if self._is_bvh[a] or self._is_bvh[b] else 1
+        contacts = self._contacts(a, b, fcl.CollisionRequest(num_max_contacts=k,
+                                                             enable_contact=True), k)
+        if not contacts:  # touching, or fcl's distance and collide disagree within tolerance
+            result = fcl.DistanceResult()
+            d = float(fcl.distance(self._objects[a], self._objects[b],
+                                   fcl.DistanceRequest(enable_nearest_points=True,
+                                                       enable_signed_distance=True), result))
+            p1 = np.asarray(result.nearest_points[0], dtype=np.float64)
+            p2 = np.asarray(result.nearest_points[1], dtype=np.float64)
+            if self._is_bvh[b] and not self._is_bvh[a]:
+                p1, p2 = p2, p1
+            d = min(max(d, -1e-9), 0.0)  # only a touching pair gets here
+            return self._make_pair(a, b, p1, p2, d, self._direction(a, b, p1, p2, d))
+        c = max(contacts, key=lambda k: k.depth)
+        return self._make_pair(a, b, c.p_WCa, c.p_WCb, -c.depth, c.nhat_BA_W)
+
+    def _soup(self, i: int) -> TriangleSoup:
+        soup = self._soups.get(i)
+        if soup is None:
+            v, f = self._vertices[i], self._faces[i]
+            assert v is not None and f is not None
+            soup = self._soups[i] = TriangleSoup.build(v, f)
+        return soup
+
+    def _sphere_mesh_distance(self, a: int, b: int, d: float) -> SignedDistancePair:
+        # fcl's sphere-triangle distance returns wrong nearest points: recompute them exactly.
+        s, m = (a, b) if self._kinds[a] == _SPHERE else (b, a)
+        sphere = self._shapes[s]
+        assert isinstance(sphere, Sphere)
+        X_WM = self._X_WG[m]
+        c_W = self._X_WG[s, :3, 3]
+        c_M = X_WM[:3, :3].T @ (c_W - X_WM[:3, 3])
+        dist, p_M, _ = closest_point_on_triangles(
+            c_M, self._soup(m), upper_bound=(d + sphere.radius) * (1.0 + 1e-9) + 1e-12)
+        p_mesh = X_WM[:3, :3] @ p_M + X_WM[:3, 3]
+        u = (c_W - p_mesh) / dist  # dist > radius > 0 here (penetration went to collide)
+        p_sphere = c_W - sphere.radius * u
+        distance = dist - sphere.radius
+        if s == a:
+            return self._make_pair(a, b, p_sphere, p_mesh, distance, u)
+        return self._make_pair(a, b, p_mesh, p_sphere, distance, -u)
+
+    def _use_closed_form(self, a: int, b: int) -> bool:
+        key = (type(self._shapes[a]), type(self._shapes[b]))
+        cached = self._closed_form.get(key)
+        if cached is None:
+            cached = self._closed_form[key] = _replace_by_closed_form(self._shapes[a],
+                                                                     self._shapes[b])
+        return cached
+
+    def _exact(self, a: int, b: int) -> _Exact | None:
+        """Closed-form ``(p_WCa, p_WCb, distance, nhat_BA_W)`` where we have one, else None.
+
+        Covers every half-space pair, a sphere against any convex shape (primitives and
+        :class:`Convex`; via the exact point signed distance, since the Minkowski sum of a
+        convex set and a ball has signed distance ``sdf - r``), and capsule–capsule whose axes
+        do not intersect. fcl's answers for these are either crashes (half-spaces),
+        GJK-approximate (sphere–cone, sphere–convex) or MPR-approximate when penetrating.
+        """
+        kind_a, kind_b = self._kinds[a], self._kinds[b]
+        if kind_a == _HALFSPACE or kind_b == _HALFSPACE:
+            return self._halfspace_exact(a, b)
+        if kind_b == _SPHERE and kind_a != _MESH:
+            return self._sphere_exact(b, a, swap=True)
+        if kind_a == _SPHERE and kind_b != _MESH:
+            return self._sphere_exact(a, b, swap=False)
+        if isinstance(self._shapes[a], Capsule) and isinstance(self._shapes[b], Capsule):
+            return self._capsule_capsule_exact(a, b)
+        return None
+
+    def _halfspace_exact(self, a: int, b: int) -> _Exact:
+        h, o = (a, b) if self._is_halfspace[a] else (b, a)
+        X_WH = self._X_WG[h]
+        n_W = X_WH[:3, 2].copy()
+        p_O = support_point(self._shapes[o], self._X_WG[o], -n_W, self._vertices[o])
+        distance = float(n_W @ (p_O - X_WH[:3, 3]))
+        p_H = p_O - distance * n_W
+        if h == b:  # A is the shape: nhat points out of the half-space into A
+            return p_O, p_H, distance, n_W
+        return p_H, p_O, distance, -n_W
+
+    def _sphere_exact(self, s: int, o: int, *, swap: bool) -> _Exact:
+        """Sphere ``s`` against convex ``o``; ``swap``: the sphere is B."""
+        sphere = self._shapes[s]
+        assert isinstance(sphere, Sphere)
+        X_WO = self._X_WG[o]
+        R, t = X_WO[:3, :3], X_WO[:3, 3]
+        c_W = self._X_WG[s, :3, 3]
+        sdf, p_ON, grad_O = self._point_distance_local(o, R.T @ (c_W - t))
+        grad_W = R @ grad_O  # out of o, towards the sphere's centre
+        p_o = R @ p_ON + t
+        p_s = c_W - sphere.radius * grad_W
+        distance = sdf - sphere.radius
+        if swap:  # A = o, B = sphere: nhat out of the sphere into o
+            return p_o, p_s, distance, -grad_W
+        return p_s, p_o, distance, grad_W
+
+    def _capsule_capsule_exact(self, a: int, b: int) -> _Exact | None:
+        ends = []
+        for i in (a, b):
+            shape = self._shapes[i]
+            assert isinstance(shape, Capsule)
+            X = self._X_WG[i]
+            half = 0.5 * shape.length * X[:3, 2]
+            ends.append((X[:3, 3] - half, X[:3, 3] + half, shape.radius))
+        (p0, p1, ra), (q0, q1, rb) = ends
+        c_a, c_b = segment_closest_points(p0, p1, q0, q1)
+        diff = c_a - c_b
+        core = float(np.linalg.norm(diff))
+        if core <= 1e-9 * max(ra + rb, 1e-300):  # axes intersect: no unique direction
+            return None
+        nhat = diff / core
+        return c_a - ra * nhat, c_b + rb * nhat, core - ra - rb, nhat
+
+    # ----------------------------------------------------------------------------------------
+    # Point queries
+
+    def signed_distance_to_point(self, p_WQ: ArrayLike,
+                                 indices: ArrayLike | None = None,
+                                 max_distance: float = math.inf
+                                 ) -> list[SignedDistanceToPoint]:
+        """Signed distance from a point Q to geometries (Drake ``ComputeSignedDistanceToPoint``).
+
+        Primitives and half-spaces are closed form; convex hulls are exact (face planes inside,
+        nearest triangle outside); meshes use the nearest triangle and a winding-number test
+        for the sign (exact for closed meshes). No fcl call is involved.
+
+        Args:
+            p_WQ: (3,) query point in the world [m].
+            indices: Geometry indices to test (default: all).
+            max_distance: Report only geometries with ``distance <= max_distance`` [m].
+
+        Returns:
+            One result per reported geometry, in ``indices`` order.
+        """
+        p = np.asarray(p_WQ, dtype=np.float64).reshape(-1)
+        if p.shape != (3,) or not np.all(np.isfinite(p)):
+            raise InvalidArgumentError('FclObjects.signed_distance_to_point: p_WQ must be a '
+                                       f'finite 3-vector, got {p_WQ!r}')
+        which = range(len(self._objects)) if indices is None else \
+            [self._check_index(i) for i in np.asarray(indices).reshape(-1).tolist()]
+        out = []
+        for i in which:
+            X = self._X_WG[i]
+            R, t = X[:3, :3], X[:3, 3]
+            p_G = R.T @ (p - t)
+            distance, p_GN, grad_G = self._point_distance_local(i, p_G)
+            if distance <= max_distance:
+                out.append(SignedDistanceToPoint(self._id_list[i], p_GN, distance, R @ grad_G,
+                                                 R @ p_GN + t))
+        return out
+
+    def _point_distance_local(self, i: int,
+                              p_G: FloatArray) -> tuple[float, FloatArray, FloatArray]:
+        shape = self._shapes[i]
+        v, f = self._vertices[i], self._faces[i]
+        if v is None or f is None:
+            return point_signed_distance_primitive(shape, p_G)
+        dist, p_GN, face = closest_point_on_triangles(p_G, self._soup(i))
+        if isinstance(shape, Convex):
+            normals, offsets = meshes.hull_planes(v, f)
+            s = normals @ p_G - offsets
+            k = int(np.argmax(s))
+            if s[k] <= 0.0:
+                return float(s[k]), p_G - s[k] * normals[k], normals[k]
+            inside = False
+        else:
+            inside = winding_number(p_G, v, f) > 0.5
+        diff = p_G - p_GN
+        if dist > 0.0:
+            grad = diff / dist if not inside else -diff / dist
+        else:
+            normals, _ = meshes.hull_planes(v, f[face:face + 1])
+            grad = normals[0]
+        return (-dist if inside else dist), p_GN, grad

@@ -1,0 +1,667 @@
+"""Proximity-query result types and the pure-numpy helpers behind them (no fcl import).
+
+Result types use Drake's field names and conventions (design study B3):
+
+* :class:`PenetrationAsPointPair` (contacts): ``p_WCa`` is the point of A deepest inside B,
+  ``p_WCb`` the point of B deepest inside A, ``nhat_BA_W`` the unit normal pointing **out of B
+  into A**, ``depth >= 0``; hence ``p_WCb = p_WCa + depth * nhat_BA_W``. Translating A by
+  ``depth * nhat_BA_W`` separates the two geometries.
+* :class:`SignedDistancePair` (closest points): ``distance`` is negative when the geometries
+  overlap; ``nhat_BA_W`` again points from B towards A, and
+  ``p_WCa = p_WCb + distance * nhat_BA_W`` in both the separated and the penetrating case.
+  ``p_ACa``/``p_BCb`` are the witness points in the geometry frames A and B (Drake); the world
+  versions are kept as well (``p_WCa``/``p_WCb``) because MoveIt reports world points.
+* :class:`SignedDistanceToPoint`: ``p_GN`` the nearest point on G's surface in G's frame,
+  ``grad_W`` the unit gradient of G's signed distance field at the query point.
+
+Ids (``id_A``, ``id_B``, ``id_G``) are plain ints: the registry's ``GeometryId`` (a ``NewType`` of
+``int``) or any index a caller chooses. Names are resolved only when reporting, by callers.
+
+The helpers here are shared by the fcl backend and anything else that wants them without fcl:
+axis-aligned bounding boxes of shapes (local and world), AABB overlap/gap tests over pair
+lists, support points (used for half-space queries, which python-fcl cannot answer), and
+closed-form point signed distances for the primitive shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.geometry.shapes import (
+    Box,
+    Capsule,
+    Cone,
+    Convex,
+    Cylinder,
+    HalfSpace,
+    Mesh,
+    Shape,
+    Sphere,
+)
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
+
+__all__ = [
+    'ContactSummary',
+    'PenetrationAsPointPair',
+    'SignedDistancePair',
+    'SignedDistanceToPoint',
+    'TriangleSoup',
+    'aabb_gaps',
+    'aabb_overlaps',
+    'check_pairs',
+    'closest_point_on_triangles',
+    'local_aabb',
+    'point_signed_distance_primitive',
+    'segment_closest_points',
+    'support_point',
+    'winding_number',
+    'world_aabbs',
+]
+
+
+def _vec3(value: ArrayLike, name: str) -> FloatArray:
+    out = np.array(value, dtype=np.float64).reshape(-1)
+    if out.shape != (3,):
+        raise InvalidArgumentError(f'{name}: expected a 3-vector, got shape {np.shape(value)}')
+    out.setflags(write=False)
+    return out
+
+
+def _same(a: FloatArray, b: FloatArray) -> bool:
+    return bool(np.array_equal(a, b))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PenetrationAsPointPair:
+    """One contact between two penetrating geometries A and B (Drake semantics).
+
+    Attributes:
+        id_A: Id of geometry A.
+        id_B: Id of geometry B.
+        p_WCa: (3,) point of A deepest inside B, world frame [m].
+        p_WCb: (3,) point of B deepest inside A, world frame [m].
+        nhat_BA_W: (3,) unit normal pointing out of B into A, world frame.
+        depth: Penetration depth ``>= 0`` [m]; ``p_WCb = p_WCa + depth * nhat_BA_W``.
+    """
+
+    id_A: int  # noqa: N815 (Drake monogram names, design B5)
+    id_B: int  # noqa: N815 (Drake monogram names, design B5)
+    p_WCa: FloatArray  # noqa: N815 (Drake monogram names, design B5)
+    p_WCb: FloatArray  # noqa: N815 (Drake monogram names, design B5)
+    nhat_BA_W: FloatArray  # noqa: N815 (Drake monogram names, design B5)
+    depth: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, 'p_WCa', _vec3(self.p_WCa, 'p_WCa'))
+        object.__setattr__(self, 'p_WCb', _vec3(self.p_WCb, 'p_WCb'))
+        object.__setattr__(self, 'nhat_BA_W', _vec3(self.nhat_BA_W, 'nhat_BA_W'))
+        object.__setattr__(self, 'depth', float(self.depth))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PenetrationAsPointPair):
+            return NotImplemented
+        return (self.id_A == other.id_A and self.id_B == other.id_B
+                and self.depth == other.depth and _same(self.p_WCa, other.p_WCa)
+                and _same(self.p_WCb, other.p_WCb) and _same(self.nhat_BA_W, other.nhat_BA_W))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def swapped(self) -> PenetrationAsPointPair:
+        """The same contact with A and B exchanged (Drake ``SwapAAndB``)."""
+        return PenetrationAsPointPair(self.id_B, self.id_A, self.p_WCb, self.p_WCa,
+                                      -self.nhat_BA_W, self.depth)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SignedDistancePair:
+    """Signed distance and witness points between geometries A and B (Drake semantics).
+
+    Attributes:
+        id_A: Id of geometry A.
+        id_B: Id of geometry B.
+        p_ACa: (3,) witness point on A, in A's geometry frame [m].
+        p_BCb: (3,) witness point on B, in B's geometry frame [m].
+        distance: Signed distance [m]; negative when A and B overlap.
+        nhat_BA_W: (3,) unit vector pointing from B towards A, world frame;
+            ``p_WCa = p_WCb + distance * nhat_BA_W``.
+        p_WCa: (3,) witness point on A, world frame [m].
+        p_WCb: (3,) witness point on B, world frame [m].
+    """
+
+    id_A: int  # noqa: N815 (Drake monogram names, design B5)
+    id_B: int  # noqa: N815 (Drake monogram names, design B5)
+    p_ACa: FloatArray  # noqa: N815 (Drake monogram names, design B5)
+    p_BCb: FloatArray  # noqa: N815 (Drake monogram names, design B5)
+    distance: float
+    nhat_BA_W: FloatArray  # noqa: N815 (Drake monogram names, design B5)
+    p_WCa: FloatArray  # noqa: N815 (Drake monogram names, design B5)
+    p_WCb: FloatArray  # noqa: N815 (Drake monogram names, design B5)
+
+    def __post_init__(self) -> None:
+        for name in ('p_ACa', 'p_BCb', 'nhat_BA_W', 'p_WCa', 'p_WCb'):
+            object.__setattr__(self, name, _vec3(getattr(self, name), name))
+        object.__setattr__(self, 'distance', float(self.distance))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SignedDistancePair):
+            return NotImplemented
+        return (self.id_A == other.id_A and self.id_B == other.id_B
+                and self.distance == other.distance
+                and all(_same(getattr(self, n), getattr(other, n))
+                        for n in ('p_ACa', 'p_BCb', 'nhat_BA_W', 'p_WCa', 'p_WCb')))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def swapped(self) -> SignedDistancePair:
+        """The same result with A and B exchanged (Drake ``SwapAAndB``)."""
+        return SignedDistancePair(self.id_B, self.id_A, self.p_BCb, self.p_ACa, self.distance,
+                                  -self.nhat_BA_W, self.p_WCb, self.p_WCa)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SignedDistanceToPoint:
+    """Signed distance from a query point Q to geometry G (Drake semantics).
+
+    Attributes:
+        id_G: Id of the geometry.
+        p_GN: (3,) nearest point N on G's surface, in G's frame [m].
+        distance: Signed distance from Q to G [m]; negative inside G.
+        grad_W: (3,) unit gradient of G's signed distance at Q, world frame (points from N
+            towards Q outside G, away from Q inside).
+        p_WN: (3,) the nearest point N in the world frame [m].
+    """
+
+    id_G: int  # noqa: N815 (Drake monogram names, design B5)
+    p_GN: FloatArray  # noqa: N815 (Drake monogram names, design B5)
+    distance: float
+    grad_W: FloatArray  # noqa: N815 (Drake monogram names, design B5)
+    p_WN: FloatArray  # noqa: N815 (Drake monogram names, design B5)
+
+    def __post_init__(self) -> None:
+        for name in ('p_GN', 'grad_W', 'p_WN'):
+            object.__setattr__(self, name, _vec3(getattr(self, name), name))
+        object.__setattr__(self, 'distance', float(self.distance))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SignedDistanceToPoint):
+            return NotImplemented
+        return (self.id_G == other.id_G and self.distance == other.distance
+                and all(_same(getattr(self, n), getattr(other, n))
+                        for n in ('p_GN', 'grad_W', 'p_WN')))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class ContactSummary:
+    """A collision verdict with its contacts (the core of MoveIt's ``CollisionResult``).
+
+    Attributes:
+        collision: True when at least one checked pair is in contact.
+        contacts: The reported contacts, at most ``max_contacts_per_pair`` per pair and
+            ``total_max`` overall (MoveIt truncation).
+        colliding_pairs: ``(id_A, id_B)`` of every pair with a reported contact, in report order.
+        max_depth: The largest penetration depth among ``contacts`` [m] (0 when none).
+        truncated: True when the total limit cut the search short; more pairs may collide.
+    """
+
+    collision: bool
+    contacts: tuple[PenetrationAsPointPair, ...] = ()
+    colliding_pairs: tuple[tuple[int, int], ...] = ()
+    max_depth: float = 0.0
+    truncated: bool = False
+
+    @classmethod
+    def from_contacts(cls, contacts: Sequence[PenetrationAsPointPair], *,
+                      truncated: bool = False) -> ContactSummary:
+        """Summarize a contact list (pairs kept in first-seen order)."""
+        pairs = tuple(dict.fromkeys((c.id_A, c.id_B) for c in contacts))
+        depth = max((c.depth for c in contacts), default=0.0)
+        return cls(bool(contacts), tuple(contacts), pairs, depth, truncated)
+
+    def contacts_by_pair(self) -> dict[tuple[int, int], list[PenetrationAsPointPair]]:
+        """``{(id_A, id_B): [contacts]}`` (MoveIt's ``CollisionResult::contacts`` layout)."""
+        out: dict[tuple[int, int], list[PenetrationAsPointPair]] = {}
+        for c in self.contacts:
+            out.setdefault((c.id_A, c.id_B), []).append(c)
+        return out
+
+
+def check_pairs(pairs: ArrayLike, n: int, where: str = 'pairs') -> IntArray:
+    """Validate a candidate-pair list over ``n`` geometries.
+
+    Args:
+        pairs: (P, 2) geometry indices; each row ``(a, b)`` with ``a != b``.
+        n: Number of geometries.
+        where: Caller name used in error messages.
+
+    Returns:
+        The pairs as a read-only (P, 2) ``intp`` array.
+
+    Raises:
+        InvalidArgumentError: Wrong shape, non-integer, out of range or ``a == b``.
+    """
+    arr = np.asarray(pairs)
+    if arr.size == 0:
+        out = np.zeros((0, 2), dtype=np.intp)
+        out.setflags(write=False)
+        return out
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise InvalidArgumentError(f'{where}: pairs must have shape (P, 2), got {arr.shape}')
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise InvalidArgumentError(f'{where}: pairs must be integer indices, got {arr.dtype}')
+    if arr.min() < 0 or arr.max() >= n:
+        raise InvalidArgumentError(f'{where}: pair index out of range [0, {n}): '
+                                   f'min {arr.min()}, max {arr.max()}')
+    if np.any(arr[:, 0] == arr[:, 1]):
+        bad = arr[arr[:, 0] == arr[:, 1]][0]
+        raise InvalidArgumentError(f'{where}: a geometry cannot be paired with itself: {bad}')
+    out = arr.astype(np.intp, copy=True)
+    out.setflags(write=False)
+    return out
+
+
+def local_aabb(shape: Shape, vertices: FloatArray | None = None) -> tuple[FloatArray, FloatArray]:
+    """Axis-aligned bounding box of ``shape`` in its own frame G.
+
+    Args:
+        shape: The shape specification.
+        vertices: (V, 3) vertices in G (scaled) for :class:`Mesh`/:class:`Convex`.
+
+    Returns:
+        ``(lo_G, hi_G)``, each (3,) [m]. A half-space gives ``(-inf, -inf, -inf)``,
+        ``(inf, inf, 0)``.
+
+    Raises:
+        InvalidArgumentError: A mesh shape without ``vertices``.
+    """
+    if isinstance(shape, Box):
+        h = 0.5 * np.array([shape.x, shape.y, shape.z])
+        return -h, h
+    if isinstance(shape, Sphere):
+        h = np.full(3, float(shape.radius))
+        return -h, h
+    if isinstance(shape, Cylinder | Cone):
+        h = np.array([shape.radius, shape.radius, 0.5 * shape.length])
+        return -h, h
+    if isinstance(shape, Capsule):
+        h = np.array([shape.radius, shape.radius, 0.5 * shape.length + shape.radius])
+        return -h, h
+    if isinstance(shape, HalfSpace):
+        return np.full(3, -math.inf), np.array([math.inf, math.inf, 0.0])
+    if isinstance(shape, Mesh | Convex):
+        if vertices is None or len(vertices) == 0:
+            raise InvalidArgumentError(f'local_aabb: mesh {shape.uri!r} needs its vertices')
+        v = np.asarray(vertices, dtype=np.float64)
+        return v.min(axis=0), v.max(axis=0)
+    raise InvalidArgumentError(f'local_aabb: unsupported shape {type(shape).__name__}')
+
+
+def world_aabbs(lo_G: FloatArray, hi_G: FloatArray,
+                X_WG: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """World-frame AABBs of posed local AABBs (vectorized, conservative for rotations).
+
+    Args:
+        lo_G: (G, 3) local lower corners [m] (may hold ``-inf``).
+        hi_G: (G, 3) local upper corners [m] (may hold ``inf``).
+        X_WG: (G, 4, 4) geometry poses in the world.
+
+    Returns:
+        ``(lo_W, hi_W)``, each (G, 3). Any infinite local extent makes the whole world box
+        infinite (``±inf`` on every axis), which is conservative for half-spaces.
+    """
+    R = X_WG[:, :3, :3]
+    t = X_WG[:, :3, 3]
+    finite: NDArray[np.bool_] = np.asarray(np.isfinite(lo_G).all(axis=1)
+                                           & np.isfinite(hi_G).all(axis=1))
+    keep = finite[:, None]
+    lo_f = np.where(keep, lo_G, 0.0)
+    hi_f = np.where(keep, hi_G, 0.0)
+    c_G = 0.5 * (lo_f + hi_f)
+    h_G = 0.5 * (hi_f - lo_f)
+    c_W = np.einsum('gij,gj->gi', R, c_G) + t
+    h_W = np.einsum('gij,gj->gi', np.abs(R), h_G)
+    lo = np.where(keep, c_W - h_W, -math.inf)
+    hi = np.where(keep, c_W + h_W, math.inf)
+    return lo, hi
+
+
+def aabb_overlaps(lo: FloatArray, hi: FloatArray, pairs: IntArray,
+                  margin: float = 0.0) -> NDArray[np.bool_]:
+    """Which pairs' AABBs overlap (touching counts), after inflating both by ``margin``.
+
+    Args:
+        lo: (G, 3) lower corners.
+        hi: (G, 3) upper corners.
+        pairs: (P, 2) geometry indices.
+        margin: Inflation of each box [m].
+
+    Returns:
+        (P,) bool.
+    """
+    a, b = pairs[:, 0], pairs[:, 1]
+    out: NDArray[np.bool_] = np.all((lo[a] - margin <= hi[b] + margin)
+                                    & (lo[b] - margin <= hi[a] + margin), axis=1)
+    return out
+
+
+def aabb_gaps(lo: FloatArray, hi: FloatArray, pairs: IntArray) -> FloatArray:
+    """Euclidean gap between each pair's AABBs (0 when they overlap): a distance lower bound.
+
+    Args:
+        lo: (G, 3) lower corners.
+        hi: (G, 3) upper corners.
+        pairs: (P, 2) geometry indices.
+
+    Returns:
+        (P,) gaps [m].
+    """
+    a, b = pairs[:, 0], pairs[:, 1]
+    with np.errstate(invalid='ignore'):
+        gap = np.maximum(0.0, np.maximum(lo[a] - hi[b], lo[b] - hi[a]))
+    gap = np.nan_to_num(gap, nan=0.0)
+    out: FloatArray = np.sqrt(np.einsum('pi,pi->p', gap, gap))
+    return out
+
+
+def support_point(shape: Shape, X_WG: FloatArray, d_W: FloatArray,
+                  vertices: FloatArray | None = None) -> FloatArray:
+    """A point of ``shape`` (posed at ``X_WG``) maximizing ``d_W · p_W``.
+
+    Args:
+        shape: A bounded shape.
+        X_WG: (4, 4) pose of the shape.
+        d_W: (3,) direction (need not be unit).
+        vertices: (V, 3) vertices in G for :class:`Mesh`/:class:`Convex`.
+
+    Returns:
+        (3,) the support point in the world [m]; for flat or round extremes one of the
+        extreme points (deterministic).
+
+    Raises:
+        InvalidArgumentError: For a half-space (no support point) or a mesh without vertices.
+    """
+    R = X_WG[:3, :3]
+    d = R.T @ np.asarray(d_W, dtype=np.float64)
+    if isinstance(shape, Box):
+        h = 0.5 * np.array([shape.x, shape.y, shape.z])
+        p = np.where(d >= 0.0, h, -h)
+    elif isinstance(shape, Sphere):
+        n = float(np.linalg.norm(d))
+        p = shape.radius * d / n if n > 0.0 else np.array([0.0, 0.0, shape.radius])
+    elif isinstance(shape, Capsule | Cylinder):
+        half = 0.5 * shape.length
+        z = half if d[2] >= 0.0 else -half
+        if isinstance(shape, Capsule):  # end-cap centre plus the sphere's support point
+            n = float(np.linalg.norm(d))
+            disc = shape.radius * d / n if n > 0.0 else np.zeros(3)
+        else:  # a point on the rim of the end disc
+            rho = math.hypot(d[0], d[1])
+            disc = shape.radius * np.array([d[0], d[1], 0.0]) / rho if rho > 0.0 else np.zeros(3)
+        p = np.array([0.0, 0.0, z]) + disc
+    elif isinstance(shape, Cone):
+        half = 0.5 * shape.length
+        rho = math.hypot(d[0], d[1])
+        rim = np.array([shape.radius * d[0] / rho, shape.radius * d[1] / rho, -half]) \
+            if rho > 0.0 else np.array([0.0, 0.0, -half])
+        apex = np.array([0.0, 0.0, half])
+        p = apex if d @ apex >= d @ rim else rim
+    elif isinstance(shape, Mesh | Convex):
+        if vertices is None or len(vertices) == 0:
+            raise InvalidArgumentError(f'support_point: mesh {shape.uri!r} needs its vertices')
+        v = np.asarray(vertices, dtype=np.float64)
+        p = v[int(np.argmax(v @ d))]
+    else:
+        raise InvalidArgumentError(
+            f'support_point: {type(shape).__name__} has no support point')
+    out: FloatArray = R @ p + X_WG[:3, 3]
+    return out
+
+
+def _box_sdf(h: FloatArray, p: FloatArray) -> tuple[float, FloatArray, FloatArray]:
+    q = np.abs(p) - h
+    if np.all(q <= 0.0):  # inside (or on the surface): nearest face
+        axis = int(np.argmax(q))
+        sign = 1.0 if p[axis] >= 0.0 else -1.0
+        n = np.zeros(3)
+        n[axis] = sign
+        N = p.copy()
+        N[axis] = sign * h[axis]
+        return float(q[axis]), N, n
+    N = np.clip(p, -h, h)
+    diff = p - N
+    dist = float(np.linalg.norm(diff))
+    return dist, N, diff / dist
+
+
+def _radial(p: FloatArray) -> tuple[float, FloatArray]:
+    """Distance from the z axis and the unit radial direction (x axis on the axis)."""
+    rho = math.hypot(p[0], p[1])
+    if rho > 0.0:
+        return rho, np.array([p[0] / rho, p[1] / rho, 0.0])
+    return 0.0, np.array([1.0, 0.0, 0.0])
+
+
+def _segment_closest(a: FloatArray, b: FloatArray, p: FloatArray) -> FloatArray:
+    ab = b - a
+    t = float(np.clip((p - a) @ ab / (ab @ ab), 0.0, 1.0))
+    out: FloatArray = a + t * ab
+    return out
+
+
+def _polygon2_sdf(edges: Sequence[tuple[FloatArray, FloatArray]], inside: bool,
+                  q: FloatArray) -> tuple[float, FloatArray]:
+    """Signed distance in the (rho, z) half-plane to a solid of revolution's profile edges."""
+    best, N = math.inf, q
+    for a, b in edges:
+        c = _segment_closest(a, b, q)
+        d = float(np.linalg.norm(q - c))
+        if d < best:
+            best, N = d, c
+    return (-best if inside else best), N
+
+
+def point_signed_distance_primitive(shape: Shape,
+                                    p_GQ: FloatArray) -> tuple[float, FloatArray, FloatArray]:
+    """Closed-form signed distance from a point to a primitive shape, in the shape's frame.
+
+    Args:
+        shape: :class:`Box`, :class:`Sphere`, :class:`Cylinder`, :class:`Capsule`,
+            :class:`Cone` or :class:`HalfSpace`.
+        p_GQ: (3,) query point Q in G [m].
+
+    Returns:
+        ``(distance, p_GN, grad_G)``: signed distance (negative inside), nearest surface point
+        N and the unit gradient, both in G. On a medial point (e.g. a sphere's centre) the
+        gradient is one of the valid directions, chosen deterministically.
+
+    Raises:
+        InvalidArgumentError: For mesh shapes (use the backend).
+    """
+    p = np.asarray(p_GQ, dtype=np.float64)
+    if isinstance(shape, Sphere):
+        n = float(np.linalg.norm(p))
+        u = p / n if n > 0.0 else np.array([1.0, 0.0, 0.0])
+        return n - shape.radius, shape.radius * u, u
+    if isinstance(shape, Box):
+        return _box_sdf(0.5 * np.array([shape.x, shape.y, shape.z]), p)
+    if isinstance(shape, HalfSpace):
+        return float(p[2]), np.array([p[0], p[1], 0.0]), np.array([0.0, 0.0, 1.0])
+    if isinstance(shape, Capsule):
+        half = 0.5 * shape.length
+        c = np.array([0.0, 0.0, float(np.clip(p[2], -half, half))])
+        diff = p - c
+        n = float(np.linalg.norm(diff))
+        u = diff / n if n > 0.0 else _radial(p)[1]
+        return n - shape.radius, c + shape.radius * u, u
+    if isinstance(shape, Cylinder | Cone):
+        rho, e_r = _radial(p)
+        q = np.array([rho, p[2]])
+        half, r = 0.5 * shape.length, shape.radius
+        if isinstance(shape, Cylinder):
+            edges = [(np.array([0.0, -half]), np.array([r, -half])),
+                     (np.array([r, -half]), np.array([r, half])),
+                     (np.array([r, half]), np.array([0.0, half]))]
+            inside = rho <= r and abs(p[2]) <= half
+        else:
+            edges = [(np.array([0.0, -half]), np.array([r, -half])),
+                     (np.array([r, -half]), np.array([0.0, half]))]
+            inside = p[2] >= -half and rho * shape.length <= r * (half - p[2])
+        dist, N2 = _polygon2_sdf(edges, inside, q)
+        p_GN = N2[0] * e_r + np.array([0.0, 0.0, N2[1]])
+        diff = p - p_GN
+        n = float(np.linalg.norm(diff))
+        if n > 0.0:
+            grad = diff / n if not inside else -diff / n
+        else:  # on the surface: the outward normal of the nearest profile edge
+            grad = _profile_normal(edges, N2, e_r)
+        return dist, p_GN, grad
+    raise InvalidArgumentError(
+        f'point_signed_distance_primitive: {type(shape).__name__} is not a primitive')
+
+
+def _profile_normal(edges: Sequence[tuple[FloatArray, FloatArray]], N2: FloatArray,
+                    e_r: FloatArray) -> FloatArray:
+    for a, b in edges:
+        if np.linalg.norm(_segment_closest(a, b, N2) - N2) <= 1e-15:
+            t = b - a
+            n2 = np.array([t[1], -t[0]]) / float(np.linalg.norm(t))  # outward for CCW order
+            out: FloatArray = n2[0] * e_r + np.array([0.0, 0.0, n2[1]])
+            return out
+    return e_r
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TriangleSoup:
+    """Per-triangle data precomputed for point queries (see :func:`closest_point_on_triangles`).
+
+    Attributes:
+        corners: (3, F, 3) the triangles' corners a, b, c.
+        edges: (3, F, 3) edge vectors b - a, c - b, a - c.
+        edge_sq: (3, F) their squared lengths.
+        inward: (3, F, 3) ``n x edge``: a point q is on the inner side of edge k when
+            ``(q - corner_k) . inward_k >= 0``.
+        normal: (F, 3) unnormalized normals ``(b - a) x (c - a)``.
+        normal_sq: (F,) their squared lengths (0 for degenerate triangles).
+        centroid: (F, 3) centroids, and ``radius`` (F,) bounding-sphere radii, for culling.
+    """
+
+    corners: FloatArray
+    edges: FloatArray
+    edge_sq: FloatArray
+    inward: FloatArray
+    normal: FloatArray
+    normal_sq: FloatArray
+    centroid: FloatArray
+    radius: FloatArray
+
+    @classmethod
+    def build(cls, vertices: FloatArray, faces: NDArray[np.integer]) -> TriangleSoup:
+        """Precompute from (V, 3) vertices and (F, 3) faces."""
+        corners = np.stack([vertices[faces[:, k]] for k in range(3)])
+        edges = np.roll(corners, -1, axis=0) - corners
+        normal = np.cross(edges[0], corners[2] - corners[0])
+        inward = np.cross(normal[None, :, :], edges)
+        centroid = corners.mean(axis=0)
+        radius = np.linalg.norm(corners - centroid[None], axis=2).max(axis=0)
+        return cls(corners, edges, np.einsum('kfi,kfi->kf', edges, edges), inward, normal,
+                   np.einsum('fi,fi->f', normal, normal), centroid, radius)
+
+
+def closest_point_on_triangles(p: FloatArray, soup: TriangleSoup,
+                               upper_bound: float = math.inf) -> tuple[float, FloatArray, int]:
+    """The point of a triangle soup nearest to ``p`` (vectorized over triangles).
+
+    Triangles whose bounding sphere is farther than the nearest bounding sphere's far side (or
+    than ``upper_bound``) are skipped first.
+
+    Args:
+        p: (3,) query point.
+        soup: The mesh's :class:`TriangleSoup`.
+        upper_bound: A known upper bound of the distance (e.g. from fcl), for culling.
+
+    Returns:
+        ``(distance, point, face)``: the unsigned distance, the nearest point (3,) and the index
+        of the triangle it lies on.
+    """
+    to_centre = np.sqrt(np.einsum('fi,fi->f', soup.centroid - p, soup.centroid - p))
+    upper = min(float(np.min(to_centre + soup.radius)), upper_bound)
+    index = np.flatnonzero(to_centre - soup.radius <= upper)
+    corners, edges, edge_sq = soup.corners[:, index], soup.edges[:, index], soup.edge_sq[:, index]
+    n, nn = soup.normal[index], soup.normal_sq[index]
+    rel = p - corners  # (3, K, 3): p relative to each corner
+    ok = nn > 0.0
+    s = np.where(ok, np.einsum('ki,ki->k', rel[0], n) / np.where(ok, nn, 1.0), 0.0)
+    proj = p - s[:, None] * n
+    inside = ok & np.all(np.einsum('jki,jki->jk', proj[None] - corners,
+                                   soup.inward[:, index]) >= 0.0, axis=0)
+    t = np.clip(np.einsum('jki,jki->jk', rel, edges) / np.where(edge_sq > 0.0, edge_sq, 1.0),
+                0.0, 1.0)
+    q = corners + t[..., None] * edges  # (3, K, 3): nearest point on each edge
+    d2 = np.einsum('jki,jki->jk', p - q, p - q)
+    e = np.argmin(d2, axis=0)
+    k = np.arange(len(index))
+    best = np.where(inside[:, None], proj, q[e, k])
+    best_d2 = np.where(inside, np.einsum('ki,ki->k', p - proj, p - proj), d2[e, k])
+    j = int(np.argmin(best_d2))
+    return math.sqrt(float(best_d2[j])), best[j].copy(), int(index[j])
+
+
+def winding_number(p: FloatArray, vertices: FloatArray, faces: NDArray[np.integer]) -> float:
+    """Generalized winding number of a triangle mesh around ``p``.
+
+    About 1 inside a closed, outward-oriented mesh and 0 outside (fractional for open meshes);
+    computed from the solid angles of all triangles (Van Oosterom and Strackee).
+
+    Args:
+        p: (3,) query point.
+        vertices: (V, 3) vertices.
+        faces: (F, 3) counter-clockwise (seen from outside) vertex indices.
+    """
+    A = vertices[faces[:, 0]] - p
+    B = vertices[faces[:, 1]] - p
+    C = vertices[faces[:, 2]] - p
+    la, lb, lc = (np.linalg.norm(X, axis=1) for X in (A, B, C))
+    num = np.einsum('ij,ij->i', A, np.cross(B, C))
+    den = (la * lb * lc + np.einsum('ij,ij->i', A, B) * lc + np.einsum('ij,ij->i', A, C) * lb
+           + np.einsum('ij,ij->i', B, C) * la)
+    return float(np.sum(2.0 * np.arctan2(num, den)) / (4.0 * math.pi))
+
+
+def segment_closest_points(p0: FloatArray, p1: FloatArray, q0: FloatArray,
+                           q1: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Closest points between segments ``p0p1`` and ``q0q1``.
+
+    Ericson, Real-Time Collision Detection, 5.1.9; zero-length segments are handled.
+
+    Returns:
+        ``(c_p, c_q)``: the closest point on each segment (one of them when not unique).
+    """
+    d1, d2, r = p1 - p0, q1 - q0, p0 - q0
+    a, e, f = float(d1 @ d1), float(d2 @ d2), float(d2 @ r)
+    if a <= 1e-300 and e <= 1e-300:
+        return p0.copy(), q0.copy()
+    if a <= 1e-300:
+        s, t = 0.0, min(max(f / e, 0.0), 1.0)
+    else:
+        c = float(d1 @ r)
+        if e <= 1e-300:
+            s, t = min(max(-c / a, 0.0), 1.0), 0.0
+        else:
+            b = float(d1 @ d2)
+            denom = a * e - b * b
+            s = min(max((b * f - c * e) / denom, 0.0), 1.0) if denom > 0.0 else 0.0
+            t = (b * s + f) / e
+            if t < 0.0:
+                t, s = 0.0, min(max(-c / a, 0.0), 1.0)
+            elif t > 1.0:
+                t, s = 1.0, min(max((b - c) / a, 0.0), 1.0)
+    return p0 + s * d1, q0 + t * d2
