@@ -66,7 +66,8 @@ def adjacent_link_pairs(model: Any, links_with_geometry: set[str]) -> set[tuple[
             parent = int(model.joint_parent_link[pj])
         name = model.link_names[parent]
         if name in links_with_geometry:
-            pairs.add(tuple(sorted((child, name))))  # type: ignore[arg-type]
+            a, b = sorted((child, name))
+            pairs.add((a, b))
     return pairs
 
 
