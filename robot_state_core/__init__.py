@@ -29,6 +29,7 @@ from robot_state_core.errors import (
     XmlSecurityError,
 )
 from robot_state_core.frames import fixed_joint_transforms, FrameTransforms
+from robot_state_core.ik import IKOptions, IKRequest, IKResult, IKStatus, solve_ik, solve_ik_batch
 from robot_state_core.io.srdf import parse_srdf, read_srdf_file, SrdfModel
 from robot_state_core.io.urdf import (
     load_urdf_file,
@@ -65,6 +66,10 @@ __all__ = [
     'Collision',
     'DetachPosture',
     'FrameTransforms',
+    'IKOptions',
+    'IKRequest',
+    'IKResult',
+    'IKStatus',
     'Inertial',
     'InvalidArgumentError',
     'Joint',
@@ -106,4 +111,6 @@ __all__ = [
     'read_srdf_file',
     'read_urdf_file',
     'save_urdf',
+    'solve_ik',
+    'solve_ik_batch',
 ]

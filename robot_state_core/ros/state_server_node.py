@@ -40,7 +40,7 @@ from visualization_msgs.msg import MarkerArray
 import yaml
 
 from robot_state_core.errors import RobotStateCoreError, UnknownNameError
-from robot_state_core.ik import IKRequest, solve_ik
+from robot_state_core.ik import IKRequest, prepare_ik, solve_ik
 from robot_state_core.markers import contact_markers
 from robot_state_core.planning_scene import (
     BodyType,
@@ -151,6 +151,13 @@ class StateServerNode(Node):
             raise
         self.model = model
         self.scene = PlanningScene(model)
+        for name in model.group_names:  # compile IK kernels now, not inside a request timeout
+            group = model.group(name)
+            if group.tip_link and group.active_joint_names:
+                try:
+                    prepare_ik(model, name)
+                except RobotStateCoreError as exc:
+                    self.get_logger().debug(f'IK not prepared for group {name!r}: {exc}')
         self._lock = threading.Lock()
         self.stats = _ServiceStats()
         services = MutuallyExclusiveCallbackGroup()
