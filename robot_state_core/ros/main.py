@@ -8,12 +8,17 @@ import importlib
 import os
 from pathlib import Path
 import sys
+import threading
 import time
 from typing import Any, TextIO
 
 import numpy as np
 import rclpy
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import (
+    ExternalShutdownException,
+    MultiThreadedExecutor,
+    SingleThreadedExecutor,
+)
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
@@ -60,6 +65,7 @@ def state_server_main(args: list[str] | None = None) -> int:
 def all_in_one_main(args: list[str] | None = None) -> int:
     """``ros2 run robot_state_core robot_state_core_all``: both nodes, one process, one model."""
     rclpy.init(args=args)
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     nodes: list[Node] = []
     try:
         try:
@@ -67,10 +73,10 @@ def all_in_one_main(args: list[str] | None = None) -> int:
         except RobotStateCoreError as exc:
             print(f'robot_state_core_all: {exc}', file=sys.stderr)
             return 1
-        executor = MultiThreadedExecutor()
-        for node in nodes:
-            executor.add_node(node)
-        executor.spin()
+        with _ServiceThread(nodes[1:]):
+            executor = SingleThreadedExecutor()
+            executor.add_node(nodes[0])
+            executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
@@ -78,6 +84,12 @@ def all_in_one_main(args: list[str] | None = None) -> int:
             node.destroy_node()
         rclpy.try_shutdown()
     return 0
+
+
+#: GIL switch interval [s] in processes that run long service callbacks beside TF: a solving
+#: thread then hands the interpreter to the joint_states/TF callbacks every 0.25 ms instead of
+#: every 5 ms (CPython's default), which keeps /tf latency low during IK (see the ROS tests).
+SWITCH_INTERVAL_S = 0.00025
 
 
 def _make_nodes(parameter_overrides: list[Parameter] | None, with_server: bool) -> list[Node]:
@@ -93,6 +105,49 @@ def _make_nodes(parameter_overrides: list[Parameter] | None, with_server: bool) 
             return nodes
         nodes.append(server_class(model=publisher.model, **kwargs))
     return nodes
+
+
+class _ServiceThread:
+    """Spins service nodes on their own MultiThreadedExecutor in a background thread.
+
+    The TF path (joint_states → /tf) keeps a SingleThreadedExecutor in the main thread, so a
+    long IK solve never sits between a JointState and its TF (design study B10).
+    """
+
+    def __init__(self, nodes: Sequence[Node]) -> None:
+        self._executor = MultiThreadedExecutor(num_threads=2) if nodes else None
+        for node in nodes:
+            assert self._executor is not None
+            self._executor.add_node(node)
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._executor is not None:
+            self._thread = threading.Thread(target=self._spin, name='services', daemon=True)
+            self._thread.start()
+
+    def _spin(self) -> None:
+        assert self._executor is not None
+        try:
+            self._executor.spin()
+        except (KeyboardInterrupt, ExternalShutdownException):
+            pass
+        except Exception:  # the context was shut down under us (Ctrl-C): nothing to report
+            if rclpy.ok():
+                raise
+
+    def stop(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(timeout_sec=2.0)
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+
+    def __enter__(self) -> _ServiceThread:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 class SimulatedJointStates(Node):
@@ -166,7 +221,9 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         Parameter('ignore_timestamp', value=bool(ignore_timestamp)),
     ]
     rclpy.init()
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     nodes: list[Node] = []
+    service_thread: _ServiceThread | None = None
     try:
         try:
             nodes = _make_nodes(overrides, with_services)
@@ -180,9 +237,12 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         if simulate:
             sim = SimulatedJointStates(publisher.model, sim_rate)
             nodes.append(sim)
-        executor = MultiThreadedExecutor(num_threads=3)
-        for node in nodes:
-            executor.add_node(node)
+        executor = SingleThreadedExecutor()  # the TF path: publisher (+ simulated source)
+        executor.add_node(publisher)
+        if sim is not None:
+            executor.add_node(sim)
+        service_thread = _ServiceThread([server] if server is not None else [])
+        service_thread.start()
         model = publisher.model
         dds = (f"domain {os.environ.get('ROS_DOMAIN_ID', '0')}, discovery "
                f"{os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE', 'SUBNET (default)')}")
@@ -208,6 +268,8 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
     except (KeyboardInterrupt, ExternalShutdownException):
         return 0
     finally:
+        if service_thread is not None:
+            service_thread.stop()
         for node in nodes:
             node.destroy_node()
         rclpy.try_shutdown()
