@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.geometry.shapes import (
     Box,
@@ -62,10 +63,6 @@ IntArray = NDArray[np.intp]
 _SHAPE_TYPES = (Box, Sphere, Cylinder, Capsule, Cone, HalfSpace, Mesh, Convex)
 
 
-def _ro(a: ArrayLike, dtype: Any = np.float64) -> Any:
-    arr = np.array(a, dtype=dtype)
-    arr.setflags(write=False)
-    return arr
 
 
 def _check_poses(value: ArrayLike, count: int | None, where: str) -> FloatArray:

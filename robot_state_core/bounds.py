@@ -42,11 +42,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 import math
-from typing import Any, cast, TYPE_CHECKING
+from typing import cast, TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.joint_kernels import rpy_from_rotation
 from robot_state_core.joints import JointType
@@ -113,10 +114,6 @@ def _code(joint_type: JointType) -> int:
     return JOINT_TYPE_ORDER.index(joint_type)
 
 
-def _ro(a: Any, dtype: Any = np.float64) -> Any:
-    arr = np.ascontiguousarray(a, dtype=dtype)
-    arr.setflags(write=False)
-    return arr
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robot_state_core import kinematics
+from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import InvalidArgumentError, UnknownNameError
 from robot_state_core.joints import JointType
 from robot_state_core.transforms import (
@@ -325,10 +326,6 @@ def _kernel(model: Any, group: Any, tips: tuple[int, ...], position_only: bool) 
     return entry
 
 
-def _ro(a: Any, dtype: Any = np.float64) -> Any:
-    arr = np.ascontiguousarray(a, dtype=dtype)
-    arr.setflags(write=False)
-    return arr
 
 
 def _compile_kernel(model: Any, group: Any, tips: tuple[int, ...],

@@ -16,10 +16,6 @@ from numpy.typing import NDArray
 IntArray = NDArray[np.intp]
 
 
-def _ro(values: object) -> IntArray:
-    a = np.array(values, dtype=np.intp).reshape(-1)
-    a.setflags(write=False)
-    return a
 
 
 @dataclass(frozen=True)

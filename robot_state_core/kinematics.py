@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.joint_kernels import rpy_from_rotation
 from robot_state_core.joints import JointType
@@ -43,10 +44,6 @@ BoolArray = NDArray[np.bool_]
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
 
 
-def _ro(a: Any, dtype: Any = np.float64) -> Any:
-    arr = np.ascontiguousarray(a, dtype=dtype)
-    arr.setflags(write=False)
-    return arr
 
 
 def _plane_basis(axis: FloatArray) -> FloatArray:

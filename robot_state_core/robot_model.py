@@ -28,6 +28,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import ModelError, SrdfLoadError, UnknownNameError
 from robot_state_core.joint_model_group import JointModelGroup
 from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointType
@@ -42,10 +43,6 @@ JOINT_TYPE_ORDER: tuple[JointType, ...] = tuple(JointType)
 DEFAULT_IK_TIMEOUT = 0.005
 
 
-def _ro(a: Any, dtype: Any = np.float64) -> Any:
-    arr = np.array(a, dtype=dtype)
-    arr.setflags(write=False)
-    return arr
 
 
 @dataclass(frozen=True)
@@ -498,17 +495,16 @@ class RobotModel:
                 base, tip = self.link_names[parents[0]], self.link_names[children[-1]]
         links = ([base] if base else []) + [self.link_names[int(self.joint_child_link[i])]
                                             for i in idx]
-        from robot_state_core.joint_model_group import _ro as ro_int
 
         return JointModelGroup(
-            name=name, joint_names=tuple(j.name for j in joints), joint_indices=ro_int(idx),
+            name=name, joint_names=tuple(j.name for j in joints), joint_indices=_ro(idx, np.intp),
             active_joint_names=tuple(self.joint_names[i] for i in active),
-            active_joint_indices=ro_int(active),
+            active_joint_indices=_ro(active, np.intp),
             mimic_joint_names=tuple(j.name for j in joints if j.mimic is not None),
             variable_names=tuple(self.variable_names[v] for v in var_idx),
-            variable_indices=ro_int(var_idx),
+            variable_indices=_ro(var_idx, np.intp),
             active_variable_names=tuple(self.variable_names[v] for v in act_var),
-            active_variable_indices=ro_int(act_var), link_names=tuple(dict.fromkeys(links)),
+            active_variable_indices=_ro(act_var, np.intp), link_names=tuple(dict.fromkeys(links)),
             is_chain=is_chain, base_link=base, tip_link=tip, subgroup_names=subgroups,
             end_effector_names=eefs, named_states={k: dict(v) for k, v in states.items()},
             default_ik_timeout=timeout)

@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robot_state_core import bounds, kinematics
+from robot_state_core._typing import read_only as _ro
 from robot_state_core.attached_body import (
     aabb_of_shapes,
     attached_body_global_poses,
@@ -142,10 +143,6 @@ def _state_plan(model: RobotModel) -> _StatePlan:
     return out
 
 
-def _ro(a: ArrayLike, dtype: Any = np.float64) -> Any:
-    arr = np.array(a, dtype=dtype)
-    arr.setflags(write=False)
-    return arr
 
 
 def _build_state_plan(model: RobotModel) -> _StatePlan:
