@@ -29,6 +29,7 @@ from robot_state_core.errors import (
     XmlSecurityError,
 )
 from robot_state_core.frames import fixed_joint_transforms, FrameTransforms
+from robot_state_core.geometry.scene_graph import SceneGraph as GeometrySceneGraph
 from robot_state_core.ik import IKOptions, IKRequest, IKResult, IKStatus, solve_ik, solve_ik_batch
 from robot_state_core.io.srdf import parse_srdf, read_srdf_file, SrdfModel
 from robot_state_core.io.urdf import (
@@ -66,6 +67,7 @@ __all__ = [
     'Collision',
     'DetachPosture',
     'FrameTransforms',
+    'GeometrySceneGraph',
     'IKOptions',
     'IKRequest',
     'IKResult',

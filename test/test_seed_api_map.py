@@ -3,7 +3,8 @@
 Every table row maps one seed member to a dotted reference (module, class, function, method,
 property, enum member, module constant, dataclass/slots field, or an instance attribute of a
 class listed in ``_INSTANCE_FACTORIES``) or to ``—`` with a reason. Reverse checks keep the map
-complete as ``SceneGraph`` and ``RpyFloatingJoint`` grow.
+complete as the two ``SceneGraph`` classes (tesseract and Drake geometry) and
+``RpyFloatingJoint`` grow.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 import pytest
 
 from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
+from robot_state_core.geometry.scene_graph import SceneGraph as GeometrySceneGraph
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.rpy_floating import RpyFloatingJoint
 from robot_state_core.scene_graph import SceneGraph
@@ -30,15 +32,18 @@ DOC = Path(__file__).resolve().parents[1] / 'docs' / 'seed_api_map.md'
 HEADER = ('seed member', 'ours', 'row', 'note')
 LEFT_OUT = '—'
 _REF = re.compile(r'`(robot_state_core(?:\.[A-Za-z_][A-Za-z0-9_]*)+)`')
-_ROW_TOKEN = re.compile(r'[A-Z]+(?:-[A-Z0-9]+)+|§\d+(?:\.\d+)?')
+# Inventory table-row IDs (SG-05, G-C1), the §3.3 query items (Q1..Q6), or a section (§1.5).
+_ROW_TOKEN = re.compile(r'[A-Z]+(?:-[A-Z0-9]+)+|Q\d+|§\d+(?:\.\d+)?')
 
 # Minimum row counts: the seed classes are large, a short table means rows went missing.
 MIN_ROWS = {
     ('SceneGraph',): 45,
     ('RpyFloatingJoint', 'Joint<T> (inherited by RpyFloatingJoint)'): 40,
+    ('SceneGraph<T> (Drake geometry)',): 50,
+    ('Inherited System<T>, LeafSystem<T> and SystemBase members (SceneGraph<T>)',): 40,
 }
 # Classes whose every public member must appear in the map, and the table that maps them.
-REVERSE_CHECKED: tuple[type, ...] = (SceneGraph, RpyFloatingJoint)
+REVERSE_CHECKED: tuple[type, ...] = (SceneGraph, GeometrySceneGraph, RpyFloatingJoint)
 
 
 @functools.cache
@@ -220,6 +225,7 @@ def test_row_ids_exist_in_the_feature_inventory() -> None:
         pytest.skip('the feature inventory (reference/seed_features.md) is not available')
     text = inventory.read_text(encoding='utf-8')
     known = set(re.findall(r'^\|\s*([A-Z]+(?:-[A-Z0-9]+)+)\s*\|', text, flags=re.MULTILINE))
+    known |= set(re.findall(r'^\s*-\s*(Q\d+)\s', text, flags=re.MULTILINE))  # §3.3 items
     sections = set(re.findall(r'^#+\s*(\d+(?:\.\d+)?)\.?\s', text, flags=re.MULTILINE))
     unknown = []
     for row in ROWS:
@@ -253,7 +259,8 @@ def test_tables_are_non_trivial(tables: tuple[str, ...], minimum: int) -> None:
     assert count >= minimum, f'{tables}: {count} rows, expected at least {minimum}'
 
 
-@pytest.mark.parametrize('cls', REVERSE_CHECKED, ids=[c.__name__ for c in REVERSE_CHECKED])
+@pytest.mark.parametrize('cls', REVERSE_CHECKED,
+                         ids=[f'{c.__module__}.{c.__qualname__}' for c in REVERSE_CHECKED])
 def test_every_public_member_is_mapped(cls: type) -> None:
     """Reverse check: a public member added to the class must get a row in the map."""
     prefix = f'{cls.__module__}.{cls.__qualname__}.'
@@ -269,6 +276,8 @@ def test_resolver_rejects_unknown_names() -> None:
                       'robot_state_core.scene_graph.SceneGraph._links',
                       'robot_state_core.joints.JointLimits.lower.real',
                       'robot_state_core.robot_model.RobotModel.no_such_array',
+                      'robot_state_core.geometry.scene_graph.SceneGraph.RegisterSource',
+                      'robot_state_core.geometry.roles.Role.kProximity',
                       'robot_state_core.no_such_module.Thing'):
         with pytest.raises((AttributeError, ImportError)):
             resolve(reference)
