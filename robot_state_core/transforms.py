@@ -67,8 +67,9 @@ def pose_from_xyz_rpy(xyz: ArrayLike, rpy: ArrayLike) -> FloatArray:
 def quat_xyzw_from_rotation(R: ArrayLike) -> FloatArray:
     """Unit quaternions ``[x, y, z, w]`` (w >= 0) from rotation matrices.
 
-    Uses the numerically stable branch per element (largest of trace, Rxx, Ryy, Rzz),
-    selected with masks rather than Python control flow.
+    Per element, the largest of ``|w|, |x|, |y|, |z|`` is taken from the diagonal (a square
+    root of a quantity >= 1/4) and the other three from off-diagonal sums or differences divided
+    by it — the numerically stable branch, chosen with masks rather than Python control flow.
 
     Args:
         R: ``(..., 3, 3)`` rotation matrices.
@@ -79,27 +80,25 @@ def quat_xyzw_from_rotation(R: ArrayLike) -> FloatArray:
     m = np.asarray(R, dtype=np.float64)
     m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
     trace = m00 + m11 + m22
-    # Candidates for 4*q_i^2 for each of the four branches (w, x, y, z largest).
-    cands = np.stack([1.0 + trace, 1.0 + 2.0 * m00 - trace, 1.0 + 2.0 * m11 - trace,
-                      1.0 + 2.0 * m22 - trace], axis=-1)
-    branch = np.argmax(cands, axis=-1)
-    s = 2.0 * np.sqrt(np.maximum(np.take_along_axis(cands, branch[..., None], -1)[..., 0],
-                                 1e-300))
-    d21 = m[..., 2, 1] - m[..., 1, 2]
-    d02 = m[..., 0, 2] - m[..., 2, 0]
-    d10 = m[..., 1, 0] - m[..., 0, 1]
-    s21 = m[..., 2, 1] + m[..., 1, 2]
-    s02 = m[..., 0, 2] + m[..., 2, 0]
-    s10 = m[..., 1, 0] + m[..., 0, 1]
-    # Rows: branch w, x, y, z; columns: x, y, z, w.
-    table = np.stack([
-        np.stack([d21 / s, d02 / s, d10 / s, 0.25 * s], axis=-1),
-        np.stack([0.25 * s, s10 / s, s02 / s, d21 / s], axis=-1),
-        np.stack([s10 / s, 0.25 * s, s21 / s, d02 / s], axis=-1),
-        np.stack([s02 / s, s21 / s, 0.25 * s, d10 / s], axis=-1),
-    ], axis=-2)
-    q = np.take_along_axis(table, branch[..., None, None], axis=-2)[..., 0, :]
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    # 4 q_i^2 for i = x, y, z, w (xyzw order)
+    four_sq = np.stack([1.0 + 2.0 * m00 - trace, 1.0 + 2.0 * m11 - trace,
+                        1.0 + 2.0 * m22 - trace, 1.0 + trace], axis=-1)
+    branch = np.argmax(four_sq, axis=-1)
+    big = 0.5 * np.sqrt(np.max(four_sq, axis=-1))  # the largest |q_i|, >= 1/2
+    inv = 0.25 / big
+    d21 = (m[..., 2, 1] - m[..., 1, 2]) * inv
+    d02 = (m[..., 0, 2] - m[..., 2, 0]) * inv
+    d10 = (m[..., 1, 0] - m[..., 0, 1]) * inv
+    s10 = (m[..., 1, 0] + m[..., 0, 1]) * inv
+    s02 = (m[..., 0, 2] + m[..., 2, 0]) * inv
+    s21 = (m[..., 2, 1] + m[..., 1, 2]) * inv
+    is_x, is_y, is_z = branch == 0, branch == 1, branch == 2
+    q = np.empty(m.shape[:-2] + (4,))
+    q[..., 0] = np.where(is_x, big, np.where(is_y, s10, np.where(is_z, s02, d21)))
+    q[..., 1] = np.where(is_x, s10, np.where(is_y, big, np.where(is_z, s21, d02)))
+    q[..., 2] = np.where(is_x, s02, np.where(is_y, s21, np.where(is_z, big, d10)))
+    q[..., 3] = np.where(is_x, d21, np.where(is_y, d02, np.where(is_z, d10, big)))
+    q /= np.linalg.norm(q, axis=-1, keepdims=True)
     out: FloatArray = np.where(q[..., 3:4] < 0.0, -q, q)
     return out
 

@@ -39,6 +39,7 @@ from robot_state_core.ros.conversions import (
     marker_array,
     stamp_to_ns,
     tf_message,
+    TfMessageBuilder,
 )
 from robot_state_core.ros.params import (
     declare_state_publisher_parameters,
@@ -85,6 +86,7 @@ class StatePublisherNode(Node):
         self._markers_pub = self.create_publisher(MarkerArray, 'robot_markers', qos.MARKERS)
         self._markers_timer: Any = None
         self._markers_reset = False
+        self._tf_builder = TfMessageBuilder()
         self.joint_states_received = 0
         self.tf_published = 0
         self._latencies_ms: deque[float] = deque(maxlen=2000)
@@ -228,8 +230,8 @@ class StatePublisherNode(Node):
                 self.get_logger().warning('Moved backwards in time, re-publishing joint '
                                           'transforms!', throttle_duration_sec=WARN_THROTTLE_S)
             if update.transforms is not None:
-                self._tf_pub.publish(tf_message(update.transforms, stamp,
-                                                self.config.frame_prefix))
+                self._tf_pub.publish(self._tf_builder.build(update.transforms, stamp,
+                                                            self.config.frame_prefix))
                 self.tf_published += 1
                 self._latencies_ms.append(
                     (self.get_clock().now().nanoseconds - stamp_ns) * 1e-6)
