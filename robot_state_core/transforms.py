@@ -93,7 +93,7 @@ def quat_xyzw_from_rotation(R: ArrayLike) -> FloatArray:
     s02 = (m[..., 0, 2] + m[..., 2, 0]) * inv
     s21 = (m[..., 2, 1] + m[..., 1, 2]) * inv
     is_x, is_y, is_z = branch == 0, branch == 1, branch == 2
-    q = np.empty(m.shape[:-2] + (4,))
+    q = np.empty((*m.shape[:-2], 4))
     q[..., 0] = np.where(is_x, big, np.where(is_y, s10, np.where(is_z, s02, d21)))
     q[..., 1] = np.where(is_x, s10, np.where(is_y, big, np.where(is_z, s21, d02)))
     q[..., 2] = np.where(is_x, s02, np.where(is_y, s21, np.where(is_z, big, d10)))

@@ -36,14 +36,34 @@ def shm_segments() -> set[str]:
             p.name}
 
 
-def assert_no_shm_leftovers(before: set[str], timeout: float = 5.0) -> None:
-    """Fail if FastDDS segments created since ``before`` remain after ``timeout`` seconds.
+def _mapped_shm_segments() -> set[str]:
+    """FastDDS segment names that some live process still has mapped (i.e. in use)."""
+    in_use: set[str] = set()
+    for maps in Path('/proc').glob('[0-9]*/maps'):
+        try:
+            text = maps.read_text()
+        except OSError:  # the process went away or is not ours to read
+            continue
+        for line in text.splitlines():
+            if '/dev/shm/' in line and 'fastdds' in line:
+                in_use.add(line.rsplit('/', 1)[-1].split(' ')[0])
+    return in_use
 
-    FastDDS keeps per-port segments (``fastdds_port*``) by design while any participant on the
-    machine may use that port; only participant segments (``fastdds_<guid>``) are checked.
+
+def assert_no_shm_leftovers(before: set[str], timeout: float = 5.0) -> None:
+    """Fail if FastDDS segments created since ``before`` remain unused after ``timeout`` s.
+
+    A leftover is a participant segment (``fastdds_<guid>``, not a per-port one) that no live
+    process maps any more: what a participant that was not shut down cleanly leaves behind.
+    Segments still mapped by running processes (another DDS user on the machine) are not ours
+    to judge.
     """
     def leftovers() -> set[str]:
-        return {n for n in shm_segments() - before if '_port' not in n}
+        new = {n for n in shm_segments() - before if '_port' not in n}
+        if not new:
+            return new
+        mapped = _mapped_shm_segments()
+        return {n for n in new if n.removesuffix('_el') not in mapped and n not in mapped}
 
     deadline = time.monotonic() + timeout
     remaining = leftovers()
