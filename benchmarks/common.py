@@ -387,8 +387,9 @@ def machine_table(info: Mapping[str, str]) -> Table:
 
 
 def render_report(title: str, info: Mapping[str, str], settings: Settings,
-                  sections: Sequence[Section], command: str, runtime: float) -> str:
-    """The whole markdown report."""
+                  sections: Sequence[Section], command: str, runtime: float,
+                  method: str | None = None) -> str:
+    """The whole markdown report (``method``: replaces the default method paragraph)."""
     mode = ('**quick smoke run** (fewer repeats and IK targets: not for comparison)'
             if settings.quick else 'full run')
     out = [
@@ -398,7 +399,7 @@ def render_report(title: str, info: Mapping[str, str], settings: Settings,
         f'{settings.repeats} repeats, each cell is the median [min–max] over the repeats; '
         f'single-call samples last ≥ {settings.sample_time * 1e3:.0f} ms each; ratios are '
         f'between tools of the same run only. GC is disabled inside timing samples. '
-        f'Random seed {settings.seed}.', '',
+        f'Random seed {settings.seed}.' if method is None else method, '',
         '## Machine', '', machine_table(info).markdown(), '',
     ]
     targets = [t for s in sections for t in s.targets]
