@@ -14,7 +14,7 @@ The benchmark process itself never imports rclpy; it starts child processes:
   - ``--relay``: a bare rclpy node that republishes every JointState as a TFMessage with the same
     number of TransformStamped (same frame names) as our node, stamped with the JointState stamp,
     computing nothing (the floor of a Python joint_states → /tf node); ``--executor multi``
-    spins it the way ``robot_state_core.cli run`` spins its nodes (a diagnostic);
+    spins it on a MultiThreadedExecutor instead (a diagnostic, see :data:`TF_TOOLS`);
   - ``--driver``: publishes JointState at 1 kHz (stamp = ``time.time_ns()`` at send time) from a
     thread, and records every /tf arrival (raw subscription; the stamp is read from the CDR
     bytes, so the recorder does not deserialize);
@@ -84,10 +84,12 @@ TF_ROBOTS = (
     ('panda', 'Panda'),
     ('talos_full', 'Talos full_v2'),
 )
-#: The tools of the /tf latency table: our node, the bare relay (``rclpy.spin``) and, as a
-#: diagnostic, the same relay driven like our CLI drives its nodes (MultiThreadedExecutor with
-#: 3 threads, ``spin_once(timeout_sec=0.05)`` in a loop).
-TF_TOOLS = ('ours', 'relay', 'relay-mt')
+#: The tools of the /tf latency table: our node and the bare relay (``rclpy.spin``). Add
+#: ``'relay-mt'`` for a diagnostic: the relay on ``MultiThreadedExecutor(num_threads=3)`` driven
+#: by ``spin_once(timeout_sec=0.05)`` (what the CLI's TF path used before it moved to a
+#: SingleThreadedExecutor; with rclpy 9.1.2 it drops ~98 % of the messages at 1 kHz, see
+#: ros2/rclpy#1452, fixed upstream by ros2/rclpy#1547).
+TF_TOOLS: tuple[str, ...] = ('ours', 'relay')
 TF_RATE_HZ = 1000.0
 TF_DURATION_S = {False: 5.0, True: 1.5}  # measured phase, by settings.quick
 TF_WARMUP_S = {False: 0.5, True: 0.3}  # sent at full rate before measuring, not counted
@@ -530,12 +532,13 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
         'a bare rclpy node (`rclpy.spin`, SingleThreadedExecutor) subscribing joint_states '
         'with the same sensor-data QoS and republishing a TFMessage with the same '
         'TransformStamped count and frame names, stamped with the JointState stamp, computing '
-        'nothing. **relay-mt** (diagnostic, no target) = the same relay spun the way '
-        '`robot_state_core.cli run` spins its nodes: `MultiThreadedExecutor(num_threads=3)` '
-        'and `spin_once(timeout_sec=0.05)` in a loop. '
-        f'Per trial: wait for matching and a first /tf, {TF_WARMUP_S[settings.quick]:g} s at '
-        f'full rate as warm-up (not counted), then {duration:g} s measured. The three nodes '
-        'take turns in a rotating order, one robot after the other. '
+        'nothing.'
+        + (' **relay-mt** (diagnostic, no target) = the same relay on '
+           '`MultiThreadedExecutor(num_threads=3)` driven by `spin_once(timeout_sec=0.05)`.'
+           if 'relay-mt' in TF_TOOLS else '')
+        + f' Per trial: wait for matching and a first /tf, {TF_WARMUP_S[settings.quick]:g} s '
+        f'at full rate as warm-up (not counted), then {duration:g} s measured. The nodes take '
+        'turns in a rotating order, one robot after the other. '
         f"Target: ours p50 ≤ {TARGET_TF_RATIO}× the relay's p50, and no backlog: not "
         f"*rising* (median of the last 10 % of samples ≤ 2× the first 10 %'s + "
         f'{BACKLOG_SLACK_MS} ms) and not *saturated* (≤ {fmt_pct(DROP_LIMIT)} % of the '
@@ -550,19 +553,20 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
         tools = TF_TOOLS[i % len(TF_TOOLS):] + TF_TOOLS[:i % len(TF_TOOLS)]
         results: dict[str, LatencyStats] = {}
         for tool in tools:
-            progress.step(f'tf          {robot.key:<10} {tool:<8}: start node, match, '
-                          f'{TF_WARMUP_S[settings.quick]:g} s warm-up + {duration:g} s at '
-                          f'{TF_RATE_HZ:.0f} Hz')
+            quiet_wait = QUIET_WAIT_S[settings.quick]
+            waited, busy = wait_for_quiet(FOREIGN_LIMIT, quiet_wait)
+            progress.step(f'tf          {robot.key:<10} {tool:<8}: '
+                          + (f'(waited {waited:.0f} s for other processes to calm down, now '
+                             f'{busy:.2f} cores) ' if waited > 1.0 else '')
+                          + f'start node, match, {TF_WARMUP_S[settings.quick]:g} s warm-up + '
+                          f'{duration:g} s at {TF_RATE_HZ:.0f} Hz')
             try:
-                waited, busy = wait_for_quiet(FOREIGN_LIMIT, QUIET_WAIT_S[settings.quick])
-                if waited > 1.0:
-                    progress.step(f'tf          {robot.key:<10} {tool:<8}: waited {waited:.0f} s '
-                                  f'for other processes to calm down (now {busy:.2f} cores)')
                 stats = run_tf_trial(robot, tool, env, tmp, settings, registry)
                 if stats.foreign_cores > FOREIGN_LIMIT:
-                    wait_for_quiet(FOREIGN_LIMIT, QUIET_WAIT_S[settings.quick])
+                    waited, busy = wait_for_quiet(FOREIGN_LIMIT, quiet_wait)
                     progress.step(f'tf          {robot.key:<10} {tool:<8}: other processes used '
-                                  f'{stats.foreign_cores:.2f} cores meanwhile; once more')
+                                  f'{stats.foreign_cores:.2f} cores meanwhile; once more (after '
+                                  f'waiting {waited:.0f} s; now {busy:.2f} cores)')
                     again = run_tf_trial(robot, tool, env, tmp, settings, registry)
                     stats = min(stats, again, key=lambda t: t.foreign_cores)
                     stats.attempts = 2
@@ -651,19 +655,18 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
         'and the less disturbed one is kept, and a trial still over it is flagged '
         '**disturbed** (its target verdict is then not conclusive).',
         'Drain = last /tf arrival − last JointState send (after the driver stops).',
-        'Ours spins `MultiThreadedExecutor(num_threads=3)` through `spin_once(timeout_sec=0.05)` '
-        "in the CLI's status loop and also publishes robot_markers at 2 Hz; the relay is a "
-        'plain `rclpy.spin`. All of it is part of what is measured.',
-        'relay-mt was meant to isolate the executor part of the difference, but on this box '
-        'it is erratic from run to run (from ~1 ms of CPU per message to tens of ms, with '
-        'most messages dropped). That matches a known rclpy issue (ros2/rclpy#1452): '
-        '`MultiThreadedExecutor.spin_once` can yield again a subscription task that is still '
-        'queued in its thread pool and return at once, so the spinning thread busy-loops '
-        'holding the GIL while the workers starve. The upstream fix (ros2/rclpy#1547) is in '
-        'rclpy 10.0.4 (Rolling), not in the rclpy of this venv (see ROS setup). Ours spins '
-        'the same way; when its drops/latency jump while relay and relay-mt differ, suspect '
-        'this first.',
+        'Ours is the CLI process as it is at the commit in the Machine table (when this was '
+        'written: the TF path on a SingleThreadedExecutor driven by `spin_once(timeout_sec='
+        "0.05)` in the CLI's status loop, `sys.setswitchinterval(0.25 ms)`, robot_markers at "
+        '2 Hz); the relay is a plain `rclpy.spin`. All of it is part of what is measured.',
     ]
+    if 'relay-mt' in TF_TOOLS:
+        section.notes.append(
+            'relay-mt is erratic (from ~1 ms of CPU per message to tens of ms, most messages '
+            'dropped), which matches ros2/rclpy#1452: `MultiThreadedExecutor.spin_once` can '
+            'yield again a task still queued in its thread pool and return at once, so the '
+            'spinning thread busy-loops holding the GIL while the workers starve (fixed '
+            'upstream by ros2/rclpy#1547, rclpy 10.0.4 on Rolling).')
     return section
 
 
@@ -948,7 +951,7 @@ def relay_main(frames_path: Path | None, count: int, executor_kind: str = 'singl
     try:
         if executor_kind == 'single':
             rclpy.spin(node)
-        else:  # the executor and loop of `robot_state_core.cli run` (ros/main.py)
+        else:  # the TF-path executor and loop `robot_state_core.cli run` used to have
             from rclpy.executors import MultiThreadedExecutor
 
             executor = MultiThreadedExecutor(num_threads=3)
@@ -1228,8 +1231,8 @@ def role_main(argv: Sequence[str]) -> int:
     parser.add_argument('--count', type=int, default=10,
                         help='relay without --frames: transforms per message')
     parser.add_argument('--executor', choices=('single', 'multi'), default='single',
-                        help="relay: rclpy.spin (single) or the CLI's MultiThreadedExecutor "
-                             'spin_once loop (multi)')
+                        help='relay: rclpy.spin (single) or MultiThreadedExecutor(3) driven '
+                             'by spin_once(timeout_sec=0.05) (multi, a diagnostic)')
     parser.add_argument('--config', type=Path, help='driver/client: JSON config')
     parser.add_argument('--output', type=Path, help='driver/client: JSON results')
     ns = parser.parse_args(argv)
