@@ -41,7 +41,7 @@ class JointModelGroup:
         subgroup_names: Names of the SRDF subgroups it was built from.
         end_effector_names: End effectors whose ``parent_group`` is this group.
         named_states: ``{state name: {variable name: value}}`` from SRDF ``group_state``.
-        default_ik_timeout: Default IK timeout [s] (kinematics.yaml; 0.005 s by default).
+        default_ik_timeout: Default IK timeout [s] (kinematics.yaml; 0.05 s by default).
     """
 
     name: str
@@ -61,7 +61,7 @@ class JointModelGroup:
     subgroup_names: tuple[str, ...] = ()
     end_effector_names: tuple[str, ...] = ()
     named_states: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
-    default_ik_timeout: float = 0.005
+    default_ik_timeout: float = 0.05
 
     @property
     def variable_count(self) -> int:

@@ -40,7 +40,8 @@ BoolArray = NDArray[np.bool_]
 
 #: Integer codes of joint types in ``RobotModel.joint_type_codes`` (index into this tuple).
 JOINT_TYPE_ORDER: tuple[JointType, ...] = tuple(JointType)
-DEFAULT_IK_TIMEOUT = 0.005
+#: IK timeout [s] of a group that kinematics.yaml does not configure.
+DEFAULT_IK_TIMEOUT = 0.05
 
 
 
