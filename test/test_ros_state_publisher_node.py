@@ -124,3 +124,21 @@ def test_markers_in_link_frames_with_full_sizes(ros) -> None:
     assert all(m.mesh_resource.startswith('package://robot_state_core/') for m in meshes)
     cylinders = [m for m in markers if m.type == Marker.CYLINDER]
     assert all(m.scale.x == m.scale.y > 0 for m in cylinders)
+
+
+def test_frame_prefix_on_dynamic_tf(ros) -> None:
+    """frame_prefix is applied to every frame id on /tf too (not only /tf_static)."""
+    from sensor_msgs.msg import JointState
+
+    ros.add(StatePublisherNode(context=ros.context, parameter_overrides=[
+        Parameter('robot_description', value=URDF), Parameter('frame_prefix', value='r2/'),
+        Parameter('ignore_timestamp', value=True)]))
+    got: list[TFMessage] = []
+    node = ros.node('tf_prefix_listener')
+    node.create_subscription(TFMessage, '/tf', got.append, 100)
+    pub = node.create_publisher(JointState, 'joint_states', 10)
+    ros.wait_for_subscribers(pub)
+    ros.spin_until(lambda: (pub.publish(JointState(name=['shoulder'], position=[0.5]))
+                            or bool(got)), what='/tf')
+    (t,) = got[0].transforms
+    assert (t.header.frame_id, t.child_frame_id) == ('r2/base', 'r2/arm')
