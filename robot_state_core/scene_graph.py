@@ -463,12 +463,7 @@ class SceneGraph:
         Returns:
             False if the joint does not exist or is FIXED or FLOATING.
         """
-        target = self._limits_to_change('change_joint_velocity_limits', name)
-        if target is None:
-            return False
-        target.velocity = float(limit)
-        self._edits += 1
-        return True
+        return self._set_limit('change_joint_velocity_limits', name, 'velocity', limit)
 
     def change_joint_acceleration_limits(self, name: str, limit: float) -> bool:
         """Set the joint's acceleration limit [rad/s² or m/s²] (SG-24).
@@ -476,12 +471,7 @@ class SceneGraph:
         Returns:
             False if the joint does not exist or is FIXED or FLOATING.
         """
-        target = self._limits_to_change('change_joint_acceleration_limits', name)
-        if target is None:
-            return False
-        target.acceleration = float(limit)
-        self._edits += 1
-        return True
+        return self._set_limit('change_joint_acceleration_limits', name, 'acceleration', limit)
 
     def change_joint_jerk_limits(self, name: str, limit: float) -> bool:
         """Set the joint's jerk limit [rad/s³ or m/s³] (our addition to SG-21..SG-24).
@@ -489,10 +479,13 @@ class SceneGraph:
         Returns:
             False if the joint does not exist or is FIXED or FLOATING.
         """
-        target = self._limits_to_change('change_joint_jerk_limits', name)
+        return self._set_limit('change_joint_jerk_limits', name, 'jerk', limit)
+
+    def _set_limit(self, method: str, name: str, field: str, value: float) -> bool:
+        target = self._limits_to_change(method, name)
         if target is None:
             return False
-        target.jerk = float(limit)
+        setattr(target, field, float(value))
         self._edits += 1
         return True
 
