@@ -430,14 +430,20 @@ def jacobian(model: Any, q: ArrayLike, link: str | int, point_L: ArrayLike = (0.
     point_W = (X_T[..., :3, :3] @ np.asarray(point_L, dtype=np.float64)[..., None])[..., 0] \
         + X_T[..., :3, 3]
     d = point_W[..., None, :] - X_WL[..., :3, 3][..., c.child_links, :]
-    ax, ay, az = axis[..., 0], axis[..., 1], axis[..., 2]
-    dx, dy, dz = d[..., 0], d[..., 1], d[..., 2]
-    rot = c.rotational
-    J[..., 0, c.columns] = np.where(rot, ay * dz - az * dy, ax)
-    J[..., 1, c.columns] = np.where(rot, az * dx - ax * dz, ay)
-    J[..., 2, c.columns] = np.where(rot, ax * dy - ay * dx, az)
-    J[..., 3:, c.columns] = np.swapaxes(axis * rot[:, None], -1, -2)
+    moment = np.einsum('ijk,...nj,...nk->...in', _LEVI_CIVITA, axis, d)  # (..., 3, k)
+    axis_T = np.swapaxes(axis, -1, -2)
+    if c.all_rotational:
+        J[..., :3, c.columns] = moment
+        J[..., 3:, c.columns] = axis_T
+    else:
+        J[..., :3, c.columns] = np.where(c.rotational, moment, axis_T)
+        J[..., 3:, c.columns] = axis_T * c.rotational
     return J
+
+
+_LEVI_CIVITA = np.zeros((3, 3, 3))
+_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
+_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
 
 
 @dataclass(frozen=True)
@@ -448,6 +454,7 @@ class _LinkColumns:
     child_links: IntArray  # link whose origin is each column's centre (and 1-DOF frame)
     axes: FloatArray  # (k, 3) axes in the column's frame
     rotational: BoolArray
+    all_rotational: bool
     joint_frame: IntArray  # positions (within columns) expressed in the joint frame F
     parent_links: IntArray  # parent link of those
     R_PJ: FloatArray  # (f, 3, 3) their joint-origin rotations
@@ -462,7 +469,8 @@ def _link_columns(model: Any, p: KinematicsPlan, link: int) -> _LinkColumns:
         jf = np.flatnonzero(p.v_in_joint_frame[cols]).astype(np.intp)
         cached = _LinkColumns(
             _ro(cols, np.intp), _ro(p.child[joints], np.intp), _ro(p.v_axis[cols]),
-            _ro(p.v_rotational[cols], np.bool_), _ro(jf, np.intp),
+            _ro(p.v_rotational[cols], np.bool_), bool(p.v_rotational[cols].all()),
+            _ro(jf, np.intp),
             _ro(p.parent[joints[jf]], np.intp),
             _ro(np.asarray(model.joint_origins)[joints[jf], :3, :3]))
         cache[link] = cached
