@@ -324,7 +324,8 @@ def forward_kinematics(model: Any, q: ArrayLike) -> FloatArray:
     """
     qa = _check_q(model, q, 'forward_kinematics')
     if qa.ndim == 1:
-        return compose_link_poses(model, local_joint_transforms(model, qa))
+        p = plan(model)
+        return _compose_single(p, model.link_count, _local_single(model, p, qa))
     flat = qa.reshape(math.prod(qa.shape[:-1]), model.nq)
     X = np.moveaxis(forward_kinematics_soa(model, flat), -1, 0)
     return X.reshape(qa.shape[:-1] + X.shape[1:])
@@ -336,17 +337,24 @@ def compose_link_poses(model: Any, X_PC: FloatArray) -> FloatArray:
     L = model.link_count
     batch = X_PC.shape[:-3]
     if not batch:
-        # Pointer jumping: Y[l] <- Y[anc[l]] @ Y[l], slot L holds the identity.
-        Y = np.empty((L + 1, 4, 4))
-        Y[0] = np.eye(4)
-        Y[L] = np.eye(4)
-        Y[p.child] = X_PC
-        for anc in p.jump_ancestors:
-            Y = Y[anc] @ Y
-        return Y[:L]
+        return _compose_single(p, L, X_PC)
     soa = np.moveaxis(X_PC.reshape((-1, *X_PC.shape[-3:])), 0, -1)
     X = np.moveaxis(_compose_soa(model, p, soa), -1, 0)
     return X.reshape(batch + X.shape[1:])
+
+
+def _compose_single(p: KinematicsPlan, L: int, X_PC: FloatArray) -> FloatArray:
+    """Pointer jumping: ``Y[l] <- Y[anc[l]] @ Y[l]``; slot ``L`` (and the root) is the identity."""
+    Y = np.empty((L + 1, 4, 4))
+    Y[0] = _EYE4
+    Y[L] = _EYE4
+    Y[p.child] = X_PC
+    for anc in p.jump_ancestors:
+        Y = Y[anc] @ Y
+    return Y[:L]
+
+
+_EYE4 = np.eye(4)
 
 
 def _compose_soa(model: Any, p: KinematicsPlan, X_PC: FloatArray) -> FloatArray:
