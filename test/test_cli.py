@@ -1,0 +1,87 @@
+"""The robot-state-core command line (every command but `run`, which the ROS tests cover)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from robot_state_core.cli import main
+from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
+from robot_state_core.io.srdf import parse_srdf
+from robot_state_core.robot_model import RobotModel
+from robot_state_core.robot_state import RobotState
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_check_reports_joints_groups_and_states(capsys) -> None:
+    """`check URDF SRDF` lists joint types, groups with chains and named states."""
+    code, out = _run(capsys, 'check', str(default_robot_urdf_path()),
+                     str(default_robot_srdf_path()))
+    assert code == 0
+    assert '1 planar' in out
+    assert 'mimic joints: right_finger_joint' in out
+    assert "group 'arm': 6 active joints chain arm_base_link -> tool0; states: home, ready" in out
+
+
+def test_fk_matches_the_core(capsys) -> None:
+    """`fk --state ready --links tool0` prints the same pose as RobotState."""
+    code, out = _run(capsys, 'fk', '--state', 'ready', '--links', 'tool0')
+    assert code == 0
+    pose = json.loads(out)['poses']['tool0']
+    model = RobotModel.from_urdf_file(default_robot_urdf_path(), default_robot_srdf_path())
+    state = RobotState(model)
+    state.set_to_default_values('arm', 'ready')
+    np.testing.assert_allclose(pose['position'],
+                               state.get_global_link_transform('tool0')[:3, 3], atol=1e-12)
+
+
+def test_ik_round_trip(capsys) -> None:
+    """`ik` solves a reachable position target; the solution's FK reaches it."""
+    code, out = _run(capsys, 'ik', '--group', 'arm', '--target', '0.4', '0.1', '0.9', '--state',
+                     'home', '--timeout', '0.5')
+    result = json.loads(out)
+    assert code == 0
+    assert result['success']
+    code, out = _run(capsys, 'fk', '--positions', json.dumps(result['positions']), '--links',
+                     'tool0')
+    np.testing.assert_allclose(json.loads(out)['poses']['tool0']['position'], [0.4, 0.1, 0.9],
+                               atol=1e-4)
+
+
+def test_collide_free_and_in_collision(capsys) -> None:
+    """`collide`: home is free (exit 0); the arm folded into the base collides (exit 1)."""
+    pytest.importorskip('fcl')
+    code, out = _run(capsys, 'collide', '--state', 'home')
+    assert code == 0
+    assert json.loads(out)['collision'] is False
+    folded = json.dumps({'shoulder_lift_joint': 2.0, 'elbow_joint': 2.6})
+    code, out = _run(capsys, 'collide', '--positions', folded)
+    result = json.loads(out)
+    assert code == 1
+    assert result['collision'] is True
+    assert result['contacts']
+
+
+def test_gen_acm_writes_srdf(capsys, tmp_path) -> None:
+    """`gen-acm` writes parseable SRDF disable_collisions with Adjacent pairs."""
+    pytest.importorskip('fcl')
+    target = tmp_path / 'acm.srdf'
+    code, _ = _run(capsys, 'gen-acm', '--samples', '100', '--output', str(target))
+    assert code == 0
+    srdf = parse_srdf(f'<robot name="r">{target.read_text()}</robot>')
+    reasons = {d.reason for d in srdf.disabled_collisions}
+    assert 'Adjacent' in reasons
+    assert len(srdf.disabled_collisions) >= 10
+
+
+def test_unknown_named_state_is_a_clear_error(capsys) -> None:
+    """An unknown --state exits 2 with a did-you-mean message on stderr."""
+    code = main(['fk', '--state', 'redy'])
+    assert code == 2
+    assert "did you mean 'ready'" in capsys.readouterr().err
