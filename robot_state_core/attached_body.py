@@ -44,7 +44,7 @@ from robot_state_core.geometry.shapes import (
     Shape,
     Sphere,
 )
-from robot_state_core.transforms import FloatArray
+from robot_state_core.transforms import as_pose, FloatArray
 
 __all__ = [
     'AttachedBody',
@@ -79,12 +79,6 @@ def _check_poses(value: ArrayLike, count: int | None, where: str) -> FloatArray:
     return a
 
 
-def _check_pose(value: ArrayLike, where: str) -> FloatArray:
-    a = np.array(value, dtype=np.float64)
-    if a.shape != (4, 4) or not np.isfinite(a).all():
-        raise InvalidArgumentError(f'{where}: expected a finite (4, 4) transform, got shape '
-                                   f'{a.shape}')
-    return a
 
 
 @dataclass(frozen=True)
@@ -151,11 +145,11 @@ class AttachedBody:
         object.__setattr__(self, 'shapes', shapes)
         object.__setattr__(self, 'shape_poses', _ro(_check_poses(
             self.shape_poses, len(shapes), f'{where}: shape_poses')))
-        object.__setattr__(self, 'pose', _ro(_check_pose(self.pose, f'{where}: pose')))
+        object.__setattr__(self, 'pose', _ro(as_pose(self.pose, where, 'pose')))
         touch = self.touch_links
         object.__setattr__(self, 'touch_links', frozenset(
             (touch,) if isinstance(touch, str) else touch))
-        subframes = {str(k): _ro(_check_pose(v, f'{where}: subframe {k!r}'))
+        subframes = {str(k): _ro(as_pose(v, where, f'subframe {k!r}'))
                      for k, v in dict(self.subframes).items()}
         object.__setattr__(self, 'subframes', MappingProxyType(subframes))
 

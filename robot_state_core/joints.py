@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from robot_state_core.errors import InvalidArgumentError
-from robot_state_core.transforms import FloatArray
+from robot_state_core.transforms import as_pose, FloatArray
 
 _IDENTITY = np.eye(4)
 
@@ -193,11 +193,6 @@ class JointSafety:
         return SafetyBounds(vel_min, vel_max, eff_min, eff_max)
 
 
-def _as_pose(X: object) -> FloatArray:
-    a = np.array(X, dtype=np.float64)
-    if a.shape != (4, 4):
-        raise InvalidArgumentError(f'expected a (4, 4) homogeneous transform, got shape {a.shape}')
-    return a
 
 
 @dataclass(eq=False, slots=True)
@@ -233,7 +228,8 @@ class Joint:
     calibration: JointCalibration | None = None
 
     def __post_init__(self) -> None:
-        self.parent_to_joint_origin_transform = _as_pose(self.parent_to_joint_origin_transform)
+        self.parent_to_joint_origin_transform = as_pose(
+            self.parent_to_joint_origin_transform, f'Joint {self.name!r}', 'origin')
         axis = np.array(self.axis, dtype=np.float64).reshape(3)
         norm = float(np.linalg.norm(axis))
         uses_axis = self.type in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC,

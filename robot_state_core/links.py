@@ -12,7 +12,7 @@ import numpy as np
 
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.geometry.shapes import Shape
-from robot_state_core.transforms import FloatArray
+from robot_state_core.transforms import as_pose, FloatArray
 
 
 @dataclass(eq=False, slots=True)
@@ -32,11 +32,6 @@ class Material:
     __hash__ = None  # type: ignore[assignment]
 
 
-def _pose(X: object) -> FloatArray:
-    a = np.array(X, dtype=np.float64)
-    if a.shape != (4, 4) or not np.isfinite(a).all():
-        raise InvalidArgumentError(f'expected a finite (4, 4) transform, got {a.shape}')
-    return a
 
 
 @dataclass(eq=False, slots=True)
@@ -49,7 +44,7 @@ class Visual:
     name: str = ''
 
     def __post_init__(self) -> None:
-        self.origin = _pose(self.origin)
+        self.origin = as_pose(self.origin, type(self).__name__, 'origin')
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Visual):
@@ -69,7 +64,7 @@ class Collision:
     name: str = ''
 
     def __post_init__(self) -> None:
-        self.origin = _pose(self.origin)
+        self.origin = as_pose(self.origin, type(self).__name__, 'origin')
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Collision):
@@ -99,7 +94,7 @@ class Inertial:
     izz: float = 0.0
 
     def __post_init__(self) -> None:
-        self.origin = _pose(self.origin)
+        self.origin = as_pose(self.origin, type(self).__name__, 'origin')
         if not math.isfinite(self.mass) or self.mass < 0:
             raise InvalidArgumentError(f'mass must be finite and non-negative, got {self.mass}')
 

@@ -67,6 +67,7 @@ from robot_state_core.links import Link
 from robot_state_core.robot_model import RobotModel, VariableSelection
 from robot_state_core.rpy_floating import JointContext
 from robot_state_core.transforms import (
+    as_pose,
     FloatArray,
     quat_xyzw_from_rotation,
     rotation_log,
@@ -757,7 +758,7 @@ class RobotState:
         Raises:
             InvalidArgumentError: Not a finite ``(4, 4)`` array, or a fixed joint.
         """
-        pose = _pose(X_FM, f'set_joint_pose({joint!r})')
+        pose = as_pose(X_FM, f'RobotState.set_joint_pose({joint!r})', 'X_FM')
         j = self._model.joint_index(joint)
         self.set_joint_positions(joint, _joint_positions_from_motion(self._model, j, pose))
 
@@ -1458,12 +1459,6 @@ def _scalar(value: float) -> float:
     return x
 
 
-def _pose(X: ArrayLike, where: str) -> FloatArray:
-    a = np.asarray(X, dtype=np.float64)
-    if a.shape != (4, 4) or not np.isfinite(a).all():
-        raise InvalidArgumentError(f'RobotState.{where}: expected a finite (4, 4) transform, '
-                                   f'got shape {a.shape}')
-    return a
 
 
 def _fraction(t: float) -> float:

@@ -16,7 +16,31 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robot_state_core.errors import InvalidArgumentError
+
 FloatArray = NDArray[np.float64]
+
+
+def as_pose(X: object, where: str = '', what: str = 'pose') -> FloatArray:
+    """A float64 copy of a finite ``(4, 4)`` homogeneous transform (the boundary check).
+
+    Args:
+        X: Anything array-like.
+        where: Caller named in the message (``'Joint'``, ``'RobotState.set_joint_pose'``).
+        what: The argument's name in the message.
+
+    Raises:
+        InvalidArgumentError: Not a finite ``(4, 4)`` array.
+    """
+    try:
+        a = np.array(X, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise InvalidArgumentError(f'{where}: {what} must be a (4, 4) transform; {err}') from err
+    if a.shape != (4, 4) or not np.isfinite(a).all():
+        raise InvalidArgumentError(
+            f'{where}: {what} must be a finite (4, 4) transform, got shape {a.shape}'
+            + ('' if a.shape != (4, 4) else ' with non-finite values'))
+    return a
 
 
 def rotation_from_rpy(rpy: ArrayLike) -> FloatArray:

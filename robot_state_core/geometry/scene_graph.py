@@ -96,6 +96,7 @@ from robot_state_core.geometry.shapes import (
     Shape,
     Sphere,
 )
+from robot_state_core.transforms import as_pose
 
 if TYPE_CHECKING:
     from robot_state_core.geometry.inspector import SceneGraphInspector
@@ -127,14 +128,7 @@ _PROPERTY_TYPES = (ProximityProperties, IllustrationProperties, PerceptionProper
 
 def _as_pose(X: ArrayLike, where: str, what: str = 'X_FG') -> FloatArray:
     """A read-only float64 copy of a finite ``(4, 4)`` pose, else InvalidArgumentError."""
-    try:
-        out = np.array(X, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise InvalidArgumentError(f'{where}: {what} must be a (4, 4) pose; {err}') from err
-    if out.shape != (4, 4) or not np.isfinite(out).all():
-        raise InvalidArgumentError(
-            f'{where}: {what} must be a finite (4, 4) pose, got shape {out.shape}'
-            + ('' if out.shape != (4, 4) else ' with non-finite values'))
+    out = as_pose(X, where, what)
     out.setflags(write=False)
     return out
 

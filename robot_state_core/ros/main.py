@@ -41,6 +41,9 @@ def _spin_node(node_factory: Any, name: str, args: list[str] | None) -> int:
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception:
+        if rclpy.ok():
+            raise  # a real failure; a Ctrl-C inside an rcl call is a normal stop
     finally:
         node.destroy_node()
         rclpy.try_shutdown()
@@ -79,6 +82,9 @@ def all_in_one_main(args: list[str] | None = None) -> int:
             executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception:
+        if rclpy.ok():
+            raise  # a real failure; a Ctrl-C inside an rcl call is a normal stop
     finally:
         for node in nodes:
             node.destroy_node()
@@ -267,6 +273,10 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         return 0
     except (KeyboardInterrupt, ExternalShutdownException):
         return 0
+    except Exception:
+        if rclpy.ok():
+            raise
+        return 0  # Ctrl-C shut the context down inside an rcl call: a normal stop
     finally:
         if service_thread is not None:
             service_thread.stop()
