@@ -70,7 +70,11 @@ from robot_state_core.errors import (
     ModelMismatchError,
     UnknownNameError,
 )
-from robot_state_core.geometry.fcl_backend import Broadphase, BROADPHASES, FclObjects
+from robot_state_core.geometry.fcl_backend import (
+    Broadphase,
+    check_broadphase,
+    FclObjects,
+)
 from robot_state_core.geometry.query import aabb_gaps, PenetrationAsPointPair
 from robot_state_core.geometry.roles import ProximityProperties
 from robot_state_core.geometry.scene_graph import GeometryInstance, SceneGraph
@@ -437,11 +441,7 @@ class PlanningScene:
 
     @staticmethod
     def _check_broadphase(value: str) -> Broadphase:
-        for b in BROADPHASES:
-            if value == b:
-                return b
-        raise InvalidArgumentError(f'PlanningScene: unknown broadphase {value!r}; expected one '
-                                   f'of {", ".join(BROADPHASES)}')
+        return check_broadphase(value, 'PlanningScene')
 
     # ------------------------------------------------------------------ properties
 

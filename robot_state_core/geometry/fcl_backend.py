@@ -139,6 +139,15 @@ def _replace_by_closed_form(A: Shape, B: Shape) -> bool:
         (isinstance(B, Sphere) and isinstance(A, _SPHERE_EXACT_PARTNERS))
 
 
+def check_broadphase(value: str, where: str) -> Broadphase:
+    """``value`` as a :data:`Broadphase`, or InvalidArgumentError naming ``where``."""
+    for b in BROADPHASES:
+        if value == b:
+            return b
+    raise InvalidArgumentError(f'{where}: unknown broadphase {value!r}; expected one of '
+                               f'{", ".join(BROADPHASES)}')
+
+
 def require_fcl() -> Any:
     """The ``fcl`` module (python-fcl).
 
@@ -339,11 +348,7 @@ class FclObjects:
 
     @staticmethod
     def _check_broadphase(value: str) -> Broadphase:
-        for b in BROADPHASES:
-            if value == b:
-                return b
-        raise InvalidArgumentError(f'FclObjects: unknown broadphase {value!r}; expected one of '
-                                   f'{", ".join(BROADPHASES)}')
+        return check_broadphase(value, 'FclObjects')
 
     @property
     def X_WG(self) -> FloatArray:
