@@ -82,6 +82,7 @@ from robot_state_core.geometry.shapes import HalfSpace, Mesh, Shape
 from robot_state_core.robot_geometry import MeshMode, RobotGeometry
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.robot_state import RobotState
+from robot_state_core.transforms import as_pose
 
 __all__ = [
     'BodyType',
@@ -122,10 +123,7 @@ _SHAPE_TYPES: tuple[type, ...] = get_args(Shape)
 
 
 def _pose(value: ArrayLike, where: str) -> FloatArray:
-    X = np.array(value, dtype=np.float64)
-    if X.shape != (4, 4) or not np.isfinite(X).all():
-        raise InvalidArgumentError(f'{where}: expected a finite (4, 4) pose, got shape '
-                                   f'{X.shape}')
+    X = as_pose(value, where)
     X.setflags(write=False)
     return X
 
