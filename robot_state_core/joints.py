@@ -206,8 +206,10 @@ class Joint:
         child_link_name: Child link C; its frame is the joint frame moved by the motion.
         parent_to_joint_origin_transform: ``X_PJ`` (4, 4), parent link frame → joint frame.
         axis: (3,) unit axis in the joint frame: rotation axis (revolute, continuous),
-            translation axis (prismatic), plane normal (planar); unused otherwise. Normalized
-            on construction; a zero axis on a joint that uses it raises ``ValueError``.
+            translation axis (prismatic); unused otherwise. A planar joint ignores it: like
+            MoveIt's ``PlanarJointModel`` it always moves in the joint frame's x-y plane and
+            turns about z. Normalized on construction; a zero axis on a joint that uses it
+            raises ``ValueError``.
         limits: Position/velocity/effort/acceleration/jerk limits, or ``None``.
         dynamics: Damping and friction, or ``None``.
         mimic: Mimic relation, or ``None``.
@@ -232,8 +234,7 @@ class Joint:
             self.parent_to_joint_origin_transform, f'Joint {self.name!r}', 'origin')
         axis = np.array(self.axis, dtype=np.float64).reshape(3)
         norm = float(np.linalg.norm(axis))
-        uses_axis = self.type in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC,
-                                  JointType.PLANAR)
+        uses_axis = self.type in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
         if not math.isfinite(norm) or (uses_axis and norm < 1e-12):
             raise InvalidArgumentError(
                 f'joint {self.name!r}: axis {axis.tolist()} cannot be normalized')

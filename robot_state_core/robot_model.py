@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+import logging
 import math
 from pathlib import Path
 from typing import Any, Literal
@@ -42,6 +43,8 @@ BoolArray = NDArray[np.bool_]
 JOINT_TYPE_ORDER: tuple[JointType, ...] = tuple(JointType)
 #: IK timeout [s] of a group that kinematics.yaml does not configure.
 DEFAULT_IK_TIMEOUT = 0.05
+
+_LOG = logging.getLogger(__name__)
 
 
 
@@ -84,10 +87,14 @@ class RobotModel:
         link_parent_joint: (L,) joint index moving each link (-1 for the root).
         link_depth: (L,) depth of each link in the tree (root 0).
         levels: Joint index arrays grouped by the depth of their child link (FK sweeps).
-        joint_origins: (J, 4, 4) ``X_PJ`` per joint. joint_axes: (J, 3) unit axes.
+        joint_origins: (J, 4, 4) ``X_PJ`` per joint. joint_axes: (J, 3) unit axes; ``z`` for
+            every planar joint (MoveIt's ``PlanarJointModel`` ignores the URDF axis).
         joint_q_start, joint_nq, joint_v_start, joint_nv: (J,) variable layout.
         nq, nv: Totals.
-        variable_lower, variable_upper: (nq,) position bounds (±inf when unbounded).
+        variable_lower, variable_upper: (nq,) position bounds (±inf when unbounded). For
+            revolute and prismatic joints with a ``<safety_controller>``, MoveIt's bounds: the
+            soft limits intersected with ``<limit>``; continuous joints keep ``[-π, π]``.
+            ``joint(name).limits`` keeps the URDF ``<limit>`` values.
         variable_bounded: (nq,) whether the bounds are real position limits (False for
             continuous joints, planar theta, unbounded translations).
         variable_velocity_limits, variable_acceleration_limits, variable_effort_limits,
@@ -156,7 +163,7 @@ class RobotModel:
         result = load_urdf_file(urdf, **load_kwargs)
         model = cls(result.scene_graph, read_srdf_file(srdf) if srdf is not None else None,
                     kinematics)
-        model.load_warnings = result.warnings
+        model.load_warnings = result.warnings + model.load_warnings
         model.unresolved_meshes = result.unresolved_meshes
         return model
 
@@ -171,13 +178,21 @@ class RobotModel:
         result = load_urdf_string(urdf, **load_kwargs)
         model = cls(result.scene_graph, parse_srdf(srdf, source='robot_description_semantic')
                     if srdf else None, kinematics)
-        model.load_warnings = result.warnings
+        model.load_warnings = result.warnings + model.load_warnings
         model.unresolved_meshes = result.unresolved_meshes
         return model
 
     load_warnings: tuple[str, ...] = ()
     unresolved_meshes: tuple[str, ...] = ()
     srdf_warnings: tuple[str, ...] = ()
+
+    def _warn(self, message: str, srdf: bool = False) -> None:
+        """Record (and log once) a problem MoveIt tolerates with a log message."""
+        _LOG.warning('RobotModel %r: %s', self.name, message)
+        if srdf:
+            self.srdf_warnings += (message,)
+        else:
+            self.load_warnings += (message,)
 
     @staticmethod
     def _add_virtual_joints(graph: Any, srdf: Any) -> None:
@@ -215,7 +230,12 @@ class RobotModel:
             if joint.type is JointType.UNKNOWN:
                 raise ModelError(f'RobotModel: joint {joint.name!r} has type UNKNOWN, which has '
                                  'no kinematics')
-        self.joints: tuple[Joint, ...] = tuple(j.clone() for j in joints)
+        compiled = [j.clone() for j in joints]
+        for joint in compiled:
+            if joint.type is JointType.PLANAR:
+                # MoveIt's PlanarJointModel: x-y plane and yaw about z, whatever the URDF axis.
+                joint.axis = np.array([0.0, 0.0, 1.0])
+        self.joints: tuple[Joint, ...] = tuple(compiled)
         self.links: tuple[Link, ...] = tuple(graph.get_link(n).clone() for n in link_names)
         self.link_names: tuple[str, ...] = tuple(link_names)
         self.joint_names: tuple[str, ...] = tuple(j.name for j in joints)
@@ -238,7 +258,7 @@ class RobotModel:
             for d in range(1, int(child_depth.max(initial=0)) + 1))
         self.joint_origins = _ro(np.stack([j.parent_to_joint_origin_transform for j in joints])
                                  if joints else np.zeros((0, 4, 4)))
-        self.joint_axes = _ro(np.stack([j.axis for j in joints]) if joints
+        self.joint_axes = _ro(np.stack([j.axis for j in compiled]) if joints
                               else np.zeros((0, 3)))
 
     def _compile_variables(self) -> None:
@@ -276,6 +296,11 @@ class RobotModel:
             if joint.type in (JointType.REVOLUTE, JointType.PRISMATIC):
                 assert lim is not None  # guaranteed by SceneGraph.add_joint (SG-14)
                 lo, hi, b = [lim.lower], [lim.upper], [True]
+                if joint.safety is not None:
+                    # MoveIt (jointBoundsFromURDF): the <safety_controller> soft limits
+                    # intersected with <limit>.
+                    lo = [max(joint.safety.soft_lower_limit, lim.lower)]
+                    hi = [min(joint.safety.soft_upper_limit, lim.upper)]
             elif joint.type is JointType.CONTINUOUS:
                 lo, hi, b = [-math.pi], [math.pi], [False]
             elif joint.type is JointType.PLANAR:
@@ -316,23 +341,32 @@ class RobotModel:
 
     def _compile_mimic(self) -> None:
         by_name = {j.name: j for j in self.joints}
+        for joint in self.joints:  # MoveIt's buildMimic: unusable mimics leave joints independent
+            if joint.mimic is None:
+                continue
+            target = by_name.get(joint.mimic.joint_name)
+            nq = JOINT_TYPE_INFO[joint.type].nq
+            if nq == 0 or target is None or JOINT_TYPE_INFO[target.type].nq != nq:
+                if nq > 0:  # a <mimic> on a fixed joint has nothing to drive: dropped quietly
+                    self._warn(f'joint {joint.name!r} cannot mimic '
+                               + (f'unknown joint {joint.mimic.joint_name!r}' if target is None
+                                  else f'joint {target.name!r} (a different number of '
+                                       'variables)') + '; it is an independent joint')
+                joint.mimic = None
+            elif nq != 1:
+                raise ModelError(f'RobotModel: joint {joint.name!r} mimics {target.name!r}: '
+                                 f'mimicking a {target.type.value} joint is not supported')
         variables, sources, mults, offsets = [], [], [], []
         for j, joint in enumerate(self.joints):
-            if joint.mimic is None or JOINT_TYPE_INFO[joint.type].nq == 0:
-                continue  # a <mimic> on a fixed joint has nothing to drive (Talos has them)
+            if joint.mimic is None:
+                continue
             mult, off = 1.0, 0.0
             current = joint
             seen = {joint.name}
             while current.mimic is not None:
-                target = by_name.get(current.mimic.joint_name)
-                if target is None:
-                    raise ModelError(f'RobotModel: joint {current.name!r} mimics unknown joint '
-                                     f'{current.mimic.joint_name!r}')
+                target = by_name[current.mimic.joint_name]
                 if target.name in seen:
                     raise ModelError(f'RobotModel: mimic cycle through joints {sorted(seen)}')
-                if JOINT_TYPE_INFO[target.type].nq != 1:
-                    raise ModelError(f'RobotModel: joint {current.name!r} mimics '
-                                     f'{target.name!r}, which is not a 1-DOF joint')
                 # q_cur = m * q_target + o  and  q = mult * q_cur + off
                 off = mult * current.mimic.offset + off
                 mult = mult * current.mimic.multiplier

@@ -252,20 +252,30 @@ _REJECTED_CORPUS_SRDFS = {
 
 
 def test_every_example_robot_data_srdf_loads_or_fails_typed() -> None:
-    """The whole corpus loads, except the known-invalid files, which raise SrdfLoadError."""
+    """The whole corpus loads (srdfdom's leniency); strict mode rejects the known-invalid files.
+
+    By default the invalid elements of those files are dropped with a warning naming the file
+    and the problem, as srdfdom does; the other files load without any warning.
+    """
     _require_corpus()
     robots = robot_corpus.example_robot_data_share() / 'robots'
     paths = sorted(robots.glob('*/srdf/*.srdf'))
     assert len(paths) >= 30
     rejected: dict[str, str] = {}
+    warned: dict[str, tuple[str, ...]] = {}
     for path in paths:
+        name = path.relative_to(robots).as_posix()
+        srdf = read_srdf_file(path)
+        if srdf.warnings:
+            warned[name] = srdf.warnings
         try:
-            read_srdf_file(path)
+            read_srdf_file(path, strict=True)
         except SrdfLoadError as exc:
-            rejected[path.relative_to(robots).as_posix()] = str(exc)
-    assert set(rejected) == set(_REJECTED_CORPUS_SRDFS)
+            rejected[name] = str(exc)
+    assert set(rejected) == set(_REJECTED_CORPUS_SRDFS) == set(warned)
     for name, fragment in _REJECTED_CORPUS_SRDFS.items():
         assert fragment in rejected[name] and name in rejected[name]
+        assert any(fragment in w and name in w for w in warned[name])
 
 
 # --------------------------------------------------------------------------- features
@@ -487,12 +497,73 @@ def test_invalid_srdf_raises_srdf_load_error(body: str, fragment: str, line: int
     """Each malformed SRDF raises SrdfLoadError naming the source, the element and its line."""
     document = body if body.startswith(('<robot', '<sdf')) else _srdf(body)
     with pytest.raises(SrdfLoadError) as info:
-        parse_srdf(document, source='bad.srdf')
+        parse_srdf(document, source='bad.srdf', strict=True)
     message = str(info.value)
     assert message.startswith('bad.srdf: ')
     assert fragment in message
     assert f'line {line})' in message
     assert capfd.readouterr() == ('', '')
+
+
+#: Strict-only errors: srdfdom refuses the document, or keeps the element silently (an unknown
+#: parent_group is resolved, with MoveIt's warning, when a RobotModel is compiled).
+_NOT_LENIENT = ('root-not-robot', 'end-effector-unknown-parent-group')
+
+
+@pytest.mark.parametrize(('body', 'fragment', 'line'),
+                         [c[1:] for c in _ERROR_CASES if c[0] not in _NOT_LENIENT],
+                         ids=[c[0] for c in _ERROR_CASES if c[0] not in _NOT_LENIENT])
+def test_invalid_srdf_elements_are_dropped_with_a_warning(
+        body: str, fragment: str, line: int, caplog: pytest.LogCaptureFixture,
+        capfd: pytest.CaptureFixture[str]) -> None:
+    """By default (srdfdom) the same problems are warnings naming source, element and line."""
+    document = body if body.startswith('<robot') else _srdf(body)
+    with caplog.at_level(logging.WARNING, logger='robot_state_core.io.srdf'):
+        srdf = parse_srdf(document, source='bad.srdf')
+    assert [w for w in srdf.warnings if fragment in w and f'line {line})' in w]
+    assert all(w.startswith('bad.srdf: ') for w in srdf.warnings)
+    assert [r.getMessage() for r in caplog.records
+            if r.levelno == logging.WARNING and r.getMessage() in srdf.warnings] \
+        == list(srdf.warnings)
+    assert capfd.readouterr() == ('', '')
+
+
+def test_root_not_robot_still_raises_by_default() -> None:
+    """srdfdom refuses a document without a <robot> root too: no model at all."""
+    with pytest.raises(SrdfLoadError, match='root element is <sdf>'):
+        parse_srdf('<sdf version="1.7"/>', source='bad.srdf')
+
+
+def test_lenient_parse_keeps_what_srdfdom_keeps() -> None:
+    """Which element survives each problem (srdfdom model.cpp, MoveIt addDefaultState)."""
+    srdf = parse_srdf(_srdf('''
+        <group name="arm"><joint name="j1"/><joint/><chain base_link="b"/></group>
+        <group name="arm"><joint name="other"/></group>
+        <group name="bad"><group name="nope"/></group>
+        <group name="uses_bad"><group name="bad"/></group>
+        <group name="c1"><group name="c2"/></group>
+        <group name="c2"><group name="c1"/></group>
+        <group name="ok"><group name="arm"/></group>
+        <group_state name="home" group="arm"><joint name="j1" value="1"/></group_state>
+        <group_state name="home" group="arm"><joint name="j1" value="2"/>
+          <joint name="j2" value="x"/><joint name="j3" value="3"/><joint name="j3" value="4"/>
+        </group_state>
+        <group_state name="s" group="bad"><joint name="j1" value="1"/></group_state>
+        <virtual_joint name="vj" type="ball" parent_frame="odom" child_link="base"/>
+        <virtual_joint name="vj" type="planar" parent_frame="odom" child_link="base"/>
+        <end_effector name="e" parent_link="t" group="uses_bad"/>
+        <end_effector name="e2" parent_link="t" group="arm" parent_group="nope"/>
+        <passive_joint/>
+        <disable_collisions link1="a"/>
+    '''))
+    assert [g.name for g in srdf.groups] == ['arm', 'ok']
+    assert srdf.group('arm').joints == ('j1',) and srdf.group('arm').chains == ()
+    assert [(s.name, s.values) for s in srdf.group_states] == [('home', {'j1': (2.0,)})]
+    assert srdf.virtual_joints == (SrdfVirtualJoint('vj', 'fixed', 'odom', 'base'),)
+    assert [e.name for e in srdf.end_effectors] == ['e2']
+    assert srdf.end_effectors[0].parent_group == 'nope'  # MoveIt resolves it when compiling
+    assert srdf.passive_joints == () and srdf.disabled_collisions == ()
+    assert len(srdf.warnings) == 16
 
 
 @pytest.mark.parametrize('closed', [False, True], ids=['chain', 'cycle'])
@@ -507,7 +578,9 @@ def test_deeply_nested_subgroups(closed: bool) -> None:
         return
     with pytest.raises(SrdfLoadError, match=r"subgroup cycle: 'g0' -> 'g1' -> .* -> 'g0' "
                                             r"\(in <group name='g0'>, line 2\)"):
-        parse_srdf(_srdf(body))
+        parse_srdf(_srdf(body), strict=True)
+    srdf = parse_srdf(_srdf(body))  # srdfdom: every group of the cycle is dropped
+    assert srdf.groups == () and len(srdf.warnings) == depth + 1
 
 
 def test_error_location_is_the_offending_element_in_a_real_file(tmp_path: Path) -> None:
@@ -519,7 +592,7 @@ def test_error_location_is_the_offending_element_in_a_real_file(tmp_path: Path) 
     path.write_text(bad, encoding='utf-8')
     line = next(i for i, row in enumerate(bad.splitlines(), 1) if '1.6.2' in row)
     with pytest.raises(SrdfLoadError) as info:
-        read_srdf_file(path)
+        read_srdf_file(path, strict=True)
     assert str(path) in str(info.value)
     assert (f"joint value '1.6.2' is not a number (in <joint name='elbow_joint'> of "
             f"<group_state name='ready'>, line {line})") in str(info.value)

@@ -8,6 +8,9 @@ they are untrusted input. This module is the single place that turns bytes into 
   before any parser sees them.
 * The lxml parser itself runs with entity resolution, DTD loading and network access off
   (defence in depth), keeps line numbers, and does not allow huge trees.
+* Whitespace before the XML declaration is accepted, as tinyxml2 (urdfdom, srdfdom) accepts it:
+  MoveIt's own test fixtures are C++ raw strings that start with a newline before ``<?xml``.
+  The declaration is moved to the front; line numbers are unchanged.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ _WIDE_ENCODINGS = (
     (b'<\x00', 'utf-16-le'), (b'\x00<', 'utf-16-be'),
 )
 _DTD_PATTERN = re.compile(rb'<!\s*(DOCTYPE|ENTITY|ELEMENT|ATTLIST)', re.IGNORECASE)
+#: Whitespace, then an XML declaration (which XML allows only at the very start).
+_LATE_DECLARATION = re.compile(rb'(\s+)(<\?xml\s[^>]*\?>)')
 
 #: Largest description accepted [bytes]. Talos' URDF is ~100 kB; this leaves ample room.
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -69,6 +74,9 @@ def parse_xml(document: str | bytes, *, source: str = '<string>') -> etree._Elem
             f'{source}: line {line}: XML declarations <!{match.group(1).decode().upper()} ...> '
             'are not accepted in robot descriptions (DTDs and entities are refused to prevent '
             'entity-expansion and external-entity attacks)')
+    late = _LATE_DECLARATION.match(data)
+    if late:  # tinyxml2 skips leading whitespace; keep the newlines so line numbers hold
+        data = late.group(2) + late.group(1) + data[late.end():]
     try:
         root = etree.fromstring(data, parser=_parser())
     except etree.XMLSyntaxError as exc:

@@ -7,15 +7,24 @@ URDF's names; it never compiles anything (the robot model does that, design stud
 Parsing goes through the hardened :func:`~robot_state_core.io.safe_xml.parse_xml` (no DTD, no
 entities, no network), so the same document that is refused as a URDF is refused as an SRDF.
 
-Loading is done in two steps, each with its own failure:
+Loading is done in two steps:
 
-1. :func:`parse_srdf` / :func:`read_srdf_file` check the document on its own. Structural
-   problems raise :class:`~robot_state_core.errors.SrdfLoadError` naming the source, the
-   element and its line: wrong root, missing required attributes, non-numeric or non-finite
-   joint values, unknown virtual joint types, duplicate groups or named states, references to
-   unknown groups and subgroup cycles.
-2. :func:`validate_srdf_against` (problem list) or :func:`check_srdf_against` (raises) compare
-   the SRDF with the URDF's link and joint names.
+1. :func:`parse_srdf` / :func:`read_srdf_file` check the document on its own. A document that is
+   not XML, or whose root is not ``<robot>``, raises. Every other structural problem is
+   tolerated the way srdfdom (MoveIt's parser) tolerates it: the offending element is dropped
+   and a warning naming the source, the element and its line goes to
+   :attr:`SrdfModel.warnings` (and the log). Dropped: elements missing a required attribute,
+   duplicate groups, end effectors and virtual joints (the first is kept), groups with an
+   unknown subgroup or in a subgroup cycle (and the groups that include them), group states
+   and end effectors of unknown or dropped groups, group-state joint values that are not
+   finite numbers and joints given twice in one state. A duplicate group state replaces the
+   earlier one (MoveIt's ``addDefaultState``); an unknown virtual joint type is read as
+   ``fixed`` (srdfdom). With ``strict=True`` the first such problem raises
+   :class:`~robot_state_core.errors.SrdfLoadError` instead.
+2. :func:`validate_srdf_against` (problem list) or :func:`check_srdf_against` (raises, and also
+   for every parse warning) compare the SRDF with the URDF's link and joint names. Compiling a
+   :class:`~robot_state_core.robot_model.RobotModel` applies MoveIt's rules instead: unknown
+   names are dropped with a warning (``RobotModel.srdf_warnings``).
 
 Elements MoveIt defines but this package does not use, and elements other tools add (Pinocchio's
 ``rotor_params``, HPP's ``gripper``), are skipped and recorded in :attr:`SrdfModel.notes`, and
@@ -175,6 +184,8 @@ class SrdfModel:
         notes: One message per element skipped on purpose (see the module docstring),
             ``'<source>: line <n>: <tag> ignored: <why>'``.
         source: Where the document came from (a path or ``'<string>'``), for messages.
+        warnings: One message per invalid element that was dropped (see the module
+            docstring), ``'<source>: <problem> (in <element>, line <n>); <what was done>'``.
     """
 
     name: str
@@ -186,6 +197,7 @@ class SrdfModel:
     disabled_collisions: tuple[SrdfDisabledCollision, ...] = ()
     notes: tuple[str, ...] = ()
     source: str = '<string>'
+    warnings: tuple[str, ...] = ()
 
     def group(self, name: str) -> SrdfGroup:
         """The group called ``name``.
@@ -199,32 +211,37 @@ class SrdfModel:
         raise UnknownNameError(name, 'group', (g.name for g in self.groups))
 
 
-def parse_srdf(document: str | bytes, *, source: str = '<string>') -> SrdfModel:
+def parse_srdf(document: str | bytes, *, source: str = '<string>',
+               strict: bool = False) -> SrdfModel:
     """Parse an SRDF document.
 
     Args:
         document: SRDF XML text or bytes.
         source: Name of the document for messages (a file path or ``'<string>'``).
+        strict: Raise on the first invalid element instead of dropping it with a warning
+            (srdfdom's and MoveIt's behaviour, the default).
 
     Returns:
-        The parsed model. Names are not checked against a URDF here; see
-        :func:`check_srdf_against`.
+        The parsed model; dropped elements are listed in its ``warnings``. Names are not
+        checked against a URDF here; see :func:`check_srdf_against`.
 
     Raises:
         XmlSecurityError: The document declares a DTD or entities; nothing is expanded or read.
         RobotDescriptionError: The document is empty or not well-formed XML.
-        SrdfLoadError: The document is not a valid SRDF (see the module docstring); the message
-            names the source, the element and its line.
+        SrdfLoadError: The root element is not ``<robot>``, or (``strict``) an element is
+            invalid (see the module docstring); the message names the source, the element and
+            its line.
     """
     root = parse_xml(document, source=source)
-    return _SrdfParser(source).parse(root)
+    return _SrdfParser(source, strict).parse(root)
 
 
-def read_srdf_file(path: str | os.PathLike[str]) -> SrdfModel:
+def read_srdf_file(path: str | os.PathLike[str], *, strict: bool = False) -> SrdfModel:
     """Read and parse an SRDF file (see :func:`parse_srdf`).
 
     Args:
         path: Path of the ``.srdf`` file.
+        strict: As for :func:`parse_srdf`.
 
     Returns:
         The parsed model; its ``source`` is ``str(path)``.
@@ -233,14 +250,15 @@ def read_srdf_file(path: str | os.PathLike[str]) -> SrdfModel:
         RobotDescriptionError: The file cannot be read (the message names the path), is empty
             or is not XML.
         XmlSecurityError: The file declares a DTD or entities.
-        SrdfLoadError: The file is not a valid SRDF.
+        SrdfLoadError: The root is not ``<robot>``, or (``strict``) the file is not a valid
+            SRDF.
     """
     p = Path(path)
     try:
         data = p.read_bytes()
     except OSError as exc:
         raise RobotDescriptionError(f'cannot read SRDF {str(p)!r}: {exc.strerror}') from exc
-    return parse_srdf(data, source=str(p))
+    return parse_srdf(data, source=str(p), strict=strict)
 
 
 def validate_srdf_against(srdf: SrdfModel, link_names: Collection[str],
@@ -293,6 +311,8 @@ def check_srdf_against(srdf: SrdfModel, link_names: Collection[str],
                        joint_names: Collection[str]) -> None:
     """Strict form of :func:`validate_srdf_against`: raise if any name is unknown.
 
+    Elements the parser dropped (:attr:`SrdfModel.warnings`) count as problems too.
+
     Args:
         srdf: The parsed SRDF.
         link_names: Every link name of the URDF.
@@ -302,7 +322,7 @@ def check_srdf_against(srdf: SrdfModel, link_names: Collection[str],
         SrdfLoadError: At least one problem; the message names the SRDF source and lists every
             problem, one per line.
     """
-    problems = validate_srdf_against(srdf, link_names, joint_names)
+    problems = [*srdf.warnings, *validate_srdf_against(srdf, link_names, joint_names)]
     if problems:
         listing = ''.join(f'\n  - {p}' for p in problems)
         raise SrdfLoadError(f'{srdf.source}: SRDF of robot {srdf.name!r} does not match the '
@@ -335,43 +355,50 @@ class _NameChecker:
 
 
 class _SrdfParser:
-    """One parse of one document: the source name and the notes collected so far."""
+    """One parse of one document: the source name, the mode and the messages so far."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, strict: bool = False) -> None:
         self.source = source
+        self.strict = strict
         self.notes: list[str] = []
+        self.warnings: list[str] = []
 
     def parse(self, root: etree._Element) -> SrdfModel:
         if root.tag != 'robot':
             raise self._error(f'root element is <{root.tag}>, expected <robot>', root)
-        name = self._required(root, 'name')
+        name = self._required(root, 'name', 'the robot name is empty') or ''
         groups = self._groups(root)
         group_states = self._group_states(root, groups)
         virtual_joints = self._virtual_joints(root)
-        passive_joints = tuple(self._required(el, 'name')
-                               for el in _children(root, 'passive_joint'))
+        passive_joints = tuple(joint for el in _children(root, 'passive_joint')
+                               if (joint := self._required(el, 'name')) is not None)
         end_effectors = self._end_effectors(root, groups)
-        disabled = tuple(
-            SrdfDisabledCollision(self._required(el, 'link1'), self._required(el, 'link2'),
-                                  el.get('reason', ''))
-            for el in _children(root, 'disable_collisions'))
+        disabled = []
+        for el in _children(root, 'disable_collisions'):
+            link1, link2 = self._required(el, 'link1'), self._required(el, 'link2')
+            if link1 is not None and link2 is not None:
+                disabled.append(SrdfDisabledCollision(link1, link2, el.get('reason', '')))
         for el in root:
             if isinstance(el.tag, str) and el.tag not in _HANDLED:
                 self._skip(el)
         return SrdfModel(name=name, groups=tuple(groups.values()), group_states=group_states,
                          virtual_joints=virtual_joints, passive_joints=passive_joints,
-                         end_effectors=end_effectors, disabled_collisions=disabled,
-                         notes=tuple(self.notes), source=self.source)
+                         end_effectors=end_effectors, disabled_collisions=tuple(disabled),
+                         notes=tuple(self.notes), source=self.source,
+                         warnings=tuple(self.warnings))
 
     def _groups(self, root: etree._Element) -> dict[str, SrdfGroup]:
-        """Every group, keyed by name, in document order; subgroups are checked."""
+        """Every valid group, keyed by name, in document order; subgroups are checked."""
         groups: dict[str, SrdfGroup] = {}
         elements: dict[str, etree._Element] = {}
         for el in _children(root, 'group'):
             name = self._required(el, 'name')
+            if name is None:
+                continue
             if name in groups:
-                raise self._error(f'duplicate group name {name!r} (first defined on line '
-                                  f'{elements[name].sourceline})', el)
+                self._problem(f'duplicate group name {name!r} (first defined on line '
+                              f'{elements[name].sourceline})', el, 'the first one is kept')
+                continue
             joints: list[str] = []
             links: list[str] = []
             chains: list[tuple[str, str]] = []
@@ -379,37 +406,61 @@ class _SrdfParser:
             for child in el:
                 if not isinstance(child.tag, str):
                     continue
-                if child.tag == 'joint':
-                    joints.append(self._required(child, 'name'))
-                elif child.tag == 'link':
-                    links.append(self._required(child, 'name'))
+                if child.tag in ('joint', 'link', 'group'):
+                    item = self._required(child, 'name')
+                    if item is not None:
+                        {'joint': joints, 'link': links, 'group': subgroups}[child.tag].append(
+                            item)
                 elif child.tag == 'chain':
-                    chains.append((self._required(child, 'base_link'),
-                                   self._required(child, 'tip_link')))
-                elif child.tag == 'group':
-                    subgroups.append(self._required(child, 'name'))
+                    base, tip = self._required(child, 'base_link'), self._required(child,
+                                                                                   'tip_link')
+                    if base is not None and tip is not None:
+                        chains.append((base, tip))
                 else:
                     self._skip(child)
             groups[name] = SrdfGroup(name, tuple(joints), tuple(links), tuple(chains),
                                      tuple(subgroups))
             elements[name] = el
+        unknown: dict[str, str] = {}
         for name, el in elements.items():
             for child in _children(el, 'group'):
                 sub = child.get('name', '')
-                if sub not in groups:
-                    raise self._error(f'group {name!r} includes unknown subgroup {sub!r}'
-                                      f'{_suggest(sub, groups)}', child)
-        self._check_subgroup_cycles(groups, elements)
-        return groups
+                if sub and sub not in groups and name not in unknown:
+                    unknown[name] = sub
+                    self._problem(f'group {name!r} includes unknown subgroup {sub!r}'
+                                  f'{_suggest(sub, groups)}', child, f'group {name!r} is dropped')
+        cycles = self._subgroup_cycles(groups, elements)
+        # srdfdom's fixed point: a group is valid once all its subgroups are.
+        valid: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for name, group in groups.items():
+                if name not in valid and name not in unknown and all(
+                        sub in valid for sub in group.subgroups):
+                    valid.add(name)
+                    changed = True
+        for name, group in groups.items():
+            if name in valid or name in unknown:
+                continue
+            if name in cycles:
+                self._problem(f'subgroup cycle: {cycles[name]}', elements[name],
+                              f'group {name!r} is dropped')
+            else:
+                sub = next(g for g in group.subgroups if g not in valid)
+                self._problem(f'group {name!r} includes subgroup {sub!r}, which is dropped',
+                              elements[name], f'group {name!r} is dropped')
+        return {name: group for name, group in groups.items() if name in valid}
 
-    def _check_subgroup_cycles(self, groups: dict[str, SrdfGroup],
-                               elements: dict[str, etree._Element]) -> None:
-        """Raise on the first group that includes itself, directly or through subgroups.
+    def _subgroup_cycles(self, groups: dict[str, SrdfGroup],
+                         elements: dict[str, etree._Element]) -> dict[str, str]:
+        """``{group on a cycle: the cycle}``; in strict mode the first cycle raises.
 
         Iterative depth-first search (a hostile document may nest thousands of groups).
         """
         on_path, done = 1, 2
         state: dict[str, int] = {}
+        cycles: dict[str, str] = {}
         for start in groups:
             if start in state:
                 continue
@@ -422,13 +473,17 @@ class _SrdfParser:
                     state[path.pop()] = done
                     pending.pop()
                 elif state.get(sub) == on_path:
-                    cycle = [*path[path.index(sub):], sub]
-                    raise self._error('subgroup cycle: ' + ' -> '.join(repr(g) for g in cycle),
-                                      elements[sub])
-                elif sub not in state:
+                    members = path[path.index(sub):]
+                    text = ' -> '.join(repr(g) for g in [*members, sub])
+                    if self.strict:
+                        raise self._error('subgroup cycle: ' + text, elements[sub])
+                    for member in members:
+                        cycles.setdefault(member, text)
+                elif sub in groups and sub not in state:
                     state[sub] = on_path
                     path.append(sub)
                     pending.append(iter(groups[sub].subgroups))
+        return cycles
 
     def _group_states(self, root: etree._Element,
                       groups: dict[str, SrdfGroup]) -> tuple[SrdfGroupState, ...]:
@@ -437,14 +492,20 @@ class _SrdfParser:
         for el in _children(root, 'group_state'):
             name = self._required(el, 'name')
             group = self._required(el, 'group')
+            if name is None or group is None:
+                continue
             if group not in groups:
-                raise self._error(f'group_state {name!r} refers to unknown group {group!r}'
-                                  f'{_suggest(group, groups)}', el)
+                self._problem(f'group_state {name!r} refers to unknown group {group!r}'
+                              f'{_suggest(group, groups)}', el)
+                continue
             key = (group, name)
             if key in states:
-                raise self._error(f'duplicate group_state {name!r} for group {group!r} (first '
-                                  f'defined on line {lines[key]})', el)
+                self._problem(f'duplicate group_state {name!r} for group {group!r} (first '
+                              f'defined on line {lines[key]})', el,
+                              'it replaces the first one (MoveIt keeps the last)')
+                del states[key]
             values: dict[str, tuple[float, ...]] = {}
+            twice: set[str] = set()
             for child in el:
                 if not isinstance(child.tag, str):
                     continue
@@ -452,41 +513,59 @@ class _SrdfParser:
                     self._skip(child)
                     continue
                 joint = self._required(child, 'name')
-                if joint in values:
-                    raise self._error(f'joint {joint!r} is given twice in group_state {name!r}',
-                                      child)
-                values[joint] = self._joint_values(child)
+                if joint is None:
+                    continue
+                if joint in values or joint in twice:
+                    self._problem(f'joint {joint!r} is given twice in group_state {name!r}',
+                                  child, f'no value of {joint!r} is used')
+                    values.pop(joint, None)
+                    twice.add(joint)
+                    continue
+                joint_values = self._joint_values(child)
+                if joint_values is not None:
+                    values[joint] = joint_values
             states[key] = SrdfGroupState(name, group, values)
             lines[key] = el.sourceline
         return tuple(states.values())
 
-    def _joint_values(self, el: etree._Element) -> tuple[float, ...]:
-        """The finite numbers of a group_state ``<joint value="v1 [v2 ...]">``."""
+    def _joint_values(self, el: etree._Element) -> tuple[float, ...] | None:
+        """The finite numbers of a group_state ``<joint value="v1 [v2 ...]">``, or ``None``."""
         text = self._required(el, 'value')
+        if text is None:
+            return None
         values: list[float] = []
         for token in text.split():
-            if not _NUMBER.fullmatch(token):
-                if _is_non_finite(token):
-                    raise self._error(f'joint value {token!r} is not finite', el)
-                raise self._error(f'joint value {token!r} is not a number', el)
-            value = float(token)
-            if not math.isfinite(value):  # e.g. 1e999 overflows to inf
-                raise self._error(f'joint value {token!r} is not finite', el)
-            values.append(value)
+            if not _NUMBER.fullmatch(token) or not math.isfinite(float(token)):
+                # float() of a matched token cannot fail; 1e999 overflows to inf
+                what = 'not finite' if _is_non_finite(token) or _NUMBER.fullmatch(token) \
+                    else 'not a number'
+                self._problem(f'joint value {token!r} is {what}', el,
+                              f"joint {el.get('name')!r} is left out of the state")
+                return None
+            values.append(float(token))
         return tuple(values)
 
     def _virtual_joints(self, root: etree._Element) -> tuple[SrdfVirtualJoint, ...]:
         joints: dict[str, SrdfVirtualJoint] = {}
         for el in _children(root, 'virtual_joint'):
             name = self._required(el, 'name')
-            joint_type = self._required(el, 'type').strip().lower()
+            raw_type = self._required(el, 'type')
+            if name is None or raw_type is None:
+                continue
+            joint_type = raw_type.strip().lower()
             if joint_type not in VIRTUAL_JOINT_TYPES:
-                raise self._error(f'unknown virtual joint type {el.get("type")!r}; expected one '
-                                  f'of {", ".join(sorted(VIRTUAL_JOINT_TYPES))}', el)
+                self._problem(f'unknown virtual joint type {el.get("type")!r}; expected one '
+                              f'of {", ".join(sorted(VIRTUAL_JOINT_TYPES))}', el,
+                              "it is read as 'fixed' (srdfdom)")
+                joint_type = 'fixed'
             parent_frame = self._required(el, 'parent_frame')
             child_link = self._required(el, 'child_link')
+            if parent_frame is None or child_link is None:
+                continue
             if name in joints:
-                raise self._error(f'duplicate virtual_joint name {name!r}', el)
+                self._problem(f'duplicate virtual_joint name {name!r}', el,
+                              'the first one is kept')
+                continue
             joints[name] = SrdfVirtualJoint(name, joint_type, parent_frame, child_link)
         return tuple(joints.values())
 
@@ -495,23 +574,45 @@ class _SrdfParser:
         effectors: dict[str, SrdfEndEffector] = {}
         for el in _children(root, 'end_effector'):
             name = self._required(el, 'name')
-            parent_link = self._required(el, 'parent_link')
             group = self._required(el, 'group')
+            if name is None or group is None:
+                continue
+            if group not in groups:
+                self._problem(f'end_effector {name!r} refers to unknown group {group!r}'
+                              f'{_suggest(group, groups)}', el)
+                continue
+            parent_link = self._required(el, 'parent_link')
+            if parent_link is None:
+                continue
             parent_group = el.get('parent_group') or None
-            for attribute, ref in (('group', group), ('parent_group', parent_group)):
-                if ref is not None and ref not in groups:
-                    raise self._error(f'end_effector {name!r} refers to unknown {attribute} '
-                                      f'{ref!r}{_suggest(ref, groups)}', el)
+            if self.strict and parent_group is not None and parent_group not in groups:
+                raise self._error(f'end_effector {name!r} refers to unknown parent_group '
+                                  f'{parent_group!r}{_suggest(parent_group, groups)}', el)
             if name in effectors:
-                raise self._error(f'duplicate end_effector name {name!r}', el)
+                self._problem(f'duplicate end_effector name {name!r}', el,
+                              'the first one is kept')
+                continue
             effectors[name] = SrdfEndEffector(name, parent_link, group, parent_group)
         return tuple(effectors.values())
 
-    def _required(self, el: etree._Element, attribute: str) -> str:
+    def _required(self, el: etree._Element, attribute: str, outcome: str = '') -> str | None:
+        """The attribute's value, or ``None`` (reported) when it is missing or blank."""
         value = el.get(attribute)
         if value is None or not value.strip():
-            raise self._error(f'<{el.tag}> is missing the required attribute {attribute!r}', el)
+            self._problem(f'<{el.tag}> is missing the required attribute {attribute!r}', el,
+                          outcome)
+            return None
         return str(value)
+
+    def _problem(self, message: str, el: etree._Element, outcome: str = '') -> None:
+        """Raise (strict) or record and log a warning; the caller drops the element."""
+        if self.strict:
+            raise self._error(message, el)
+        line = f', line {el.sourceline}' if el.sourceline is not None else ''
+        warning = (f'{self.source}: {message} (in {_describe(el)}{line}); '
+                   f'{outcome or "the element is ignored"}')
+        self.warnings.append(warning)
+        _LOG.warning(warning)
 
     def _skip(self, el: etree._Element) -> None:
         """Record (and log) an element that is ignored on purpose."""

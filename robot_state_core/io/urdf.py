@@ -336,15 +336,21 @@ def _convert_link(link: Any, prepared: _Prepared, named_materials: Mapping[str, 
     return Link(link.name, visuals, collisions, inertial)
 
 
-def _convert_joint(j: Any, prepared: _Prepared, source: str) -> Joint:
+def _convert_joint(j: Any, prepared: _Prepared, source: str, warnings: list[str]) -> Joint:
     where, line = f'joint {j.name!r}', prepared.joint_lines.get(j.name)
     jtype = JointType.RPY_FLOATING if j.name in prepared.rpy_floating_joints else JointType(
         j.type)
     axis = _finite(j.axis if j.axis is not None else [1.0, 0.0, 0.0], 'axis', source, where,
                    line)
-    if jtype in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC,
-                 JointType.PLANAR) and math.hypot(*axis) < 1e-12:
+    if jtype in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC) and \
+            math.hypot(*axis) < 1e-12:
         raise _error(source, f'joint {j.name!r} has a zero axis {axis}', where, line)
+    if jtype is JointType.PLANAR and j.axis is not None and \
+            math.hypot(axis[0], axis[1]) > 1e-9 * max(1.0, abs(axis[2])):
+        warnings.append(f'planar joint {j.name!r} (line {line}) has <axis xyz="'
+                        f'{" ".join(f"{v:g}" for v in axis)}">, which is ignored: like MoveIt '
+                        '(PlanarJointModel) and Pinocchio, a planar joint moves in the x-y plane '
+                        'of its joint frame and turns about z')
     limits = None
     if j.limit is not None:
         lim = j.limit
@@ -383,7 +389,7 @@ def _convert_joint(j: Any, prepared: _Prepared, source: str) -> Joint:
 
 
 def _check_topology(links: Sequence[Link], joints: Sequence[Joint], prepared: _Prepared,
-                    source: str) -> str:
+                    source: str, warnings: list[str]) -> str:
     """Validate parents/children, single root, no cycles, mimic targets; return the root."""
     names = {link.name for link in links}
     parent_of: dict[str, str] = {}
@@ -422,7 +428,7 @@ def _check_topology(links: Sequence[Link], joints: Sequence[Joint], prepared: _P
         start = sorted(names - reached)[0]
         raise _error(source, 'the joints form a closed kinematic loop: '
                      + _loop_description(start, parent_of, joints))
-    _check_mimic(joints, prepared, source)
+    _check_mimic(joints, prepared, source, warnings)
     return roots[0]
 
 
@@ -438,31 +444,55 @@ def _loop_description(start: str, parent_of: Mapping[str, str], joints: Sequence
     return ' <- '.join(f'{n} (joint {parent_of[n]})' for n in cycle) + f' <- {link}'
 
 
-def _check_mimic(joints: Sequence[Joint], prepared: _Prepared, source: str) -> None:
+def _check_mimic(joints: Sequence[Joint], prepared: _Prepared, source: str,
+                 warnings: list[str]) -> None:
+    """Drop the mimics urdfdom accepts but MoveIt cannot apply (warned); refuse cycles.
+
+    Like MoveIt's model builder (``RobotModel::buildMimic``), a ``<mimic>`` naming an unknown
+    joint, or a joint with another number of variables, leaves the joint independent; a
+    ``<mimic>`` on a fixed joint has nothing to drive. Each is reported once, naming both
+    joints, and the mimic is removed from the loaded joint.
+    """
     by_name = {j.name: j for j in joints}
     for j in joints:
         if j.mimic is None:
             continue
+        line = prepared.joint_lines.get(j.name)
+        target = by_name.get(j.mimic.joint_name)
+        if j.info.nq == 0:
+            why = (f'{j.type.value} joint {j.name!r} (line {line}) has a <mimic> of joint '
+                   f'{j.mimic.joint_name!r}; a {j.type.value} joint has no variable to drive, '
+                   'so the mimic is ignored')
+        elif target is None:
+            why = (f'joint {j.name!r} (line {line}) mimics joint {j.mimic.joint_name!r}, which '
+                   'the file does not define; like MoveIt ("cannot mimic unknown joint"), '
+                   f'{j.name!r} is loaded as an independent joint')
+        elif target.info.nq != j.info.nq:
+            why = (f'joint {j.name!r} (line {line}) mimics joint {target.name!r}, a '
+                   f'{target.type.value} joint with {target.info.nq} variable(s) where '
+                   f'{j.name!r} has {j.info.nq}; like MoveIt ("different number of DOF"), '
+                   f'{j.name!r} is loaded as an independent joint')
+        elif j.info.nq != 1:
+            raise _error(source, f'joint {j.name!r} mimics {target.name!r}: mimicking a '
+                         f'{target.type.value} joint is not supported (only 1-DOF joints can '
+                         'be mimicked)', f'joint {j.name!r}', line)
+        else:
+            continue
+        warnings.append(why)
+        j.mimic = None
+    for j in joints:
+        if j.mimic is None:
+            continue
         where, line = f'joint {j.name!r}', prepared.joint_lines.get(j.name)
-        if j.mimic.joint_name not in by_name:
-            raise _error(source, f'joint {j.name!r} mimics unknown joint '
-                         f'{j.mimic.joint_name!r}', where, line)
         chain = [j.name]
         current = by_name[j.mimic.joint_name]
         while True:
             if current.name in chain:
                 cycle = ' -> '.join([*chain[chain.index(current.name):], current.name])
                 raise _error(source, f'mimic cycle: {cycle}', where, line)
-            if current.type in (JointType.FIXED, JointType.PLANAR, JointType.FLOATING,
-                                JointType.RPY_FLOATING):
-                raise _error(source, f'joint {j.name!r} mimics {current.name!r}, a '
-                             f'{current.type.value} joint (only 1-DOF joints can be mimicked)',
-                             where, line)
             chain.append(current.name)
             if current.mimic is None:
                 break
-            if current.mimic.joint_name not in by_name:
-                break  # reported when that joint is checked
             current = by_name[current.mimic.joint_name]
 
 
@@ -524,10 +554,10 @@ def load_urdf_string(document: str | bytes, *, source: str = '<string>',
             if visual.material is not None and visual.material.name and \
                     visual.material.name not in named:
                 named[visual.material.name] = visual.material
-    joints = [_convert_joint(j, prepared, source) for j in robot.joints]
+    joints = [_convert_joint(j, prepared, source, warnings) for j in robot.joints]
     if not links:
         raise _error(source, 'the robot has no links')
-    root_link = _check_topology(links, joints, prepared, source)
+    root_link = _check_topology(links, joints, prepared, source, warnings)
     if unresolved:
         message = (f'{len(unresolved)} mesh URI(s) could not be resolved: '
                    f'{", ".join(sorted(set(unresolved))[:5])}')
