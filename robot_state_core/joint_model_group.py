@@ -33,13 +33,16 @@ class JointModelGroup:
         variable_indices: Indices of ``variable_names`` into the model's ``q``.
         active_variable_names: Variables of the active joints (what IK and group setters take).
         active_variable_indices: Indices of ``active_variable_names`` into ``q``.
-        link_names: Child links of the group's joints (plus a chain's base link), model order.
+        link_names: Child links of the group's joints (fixed ones included), model order, as
+            MoveIt's ``getLinkModelNames`` (a chain's base link is not one of them).
         is_chain: The group is a serial chain (declared with ``<chain>`` in the SRDF, or its
             joints form one unbranched path).
         base_link: Chain base link (the parent of the first joint), or ``''``.
         tip_link: Chain tip link (the child of the last joint), or ``''``.
-        subgroup_names: Names of the SRDF subgroups it was built from.
-        end_effector_names: End effectors whose ``parent_group`` is this group.
+        subgroup_names: Every other group whose joints are all in this group, by name (MoveIt
+            ``getSubgroupNames``; SRDF-declared subgroups are among them).
+        end_effector_names: End effectors whose parent link is one of this group's links
+            (MoveIt ``getAttachedEndEffectorNames``).
         named_states: ``{state name: {variable name: value}}`` from SRDF ``group_state``.
         default_ik_timeout: Default IK timeout [s] (kinematics.yaml; 0.05 s by default).
     """

@@ -116,26 +116,35 @@ class RobotModel:
         ``{'kinematics_solver_timeout': seconds, ...}`` (MoveIt's kinematics.yaml).
 
         Raises:
-            ValueError: The graph is empty, not a tree, or has an UNKNOWN joint.
-            SrdfLoadError: The SRDF names links, joints or groups the model does not have.
+            ModelError: The graph is empty, not a tree, has an UNKNOWN joint, or a mimic cycle.
+
+        SRDF problems that MoveIt tolerates (unknown names in groups, states, end effectors,
+        passive joints and disabled pairs; groups left without joints; a virtual joint that
+        does not attach to the root link) drop the element with a warning, as MoveIt's
+        ``RobotModel`` builder does; the warnings are in :attr:`srdf_warnings` (which starts
+        with the parser's ``SrdfModel.warnings``).
         """
         graph = graph.clone()
-        if srdf is not None:
-            self._add_virtual_joints(graph, srdf)
+        self.name: str = graph.get_name()
+        self.load_warnings: tuple[str, ...] = ()
+        self.srdf_warnings: tuple[str, ...] = tuple(getattr(srdf, 'warnings', ()))
+        virtual = self._add_virtual_joint(graph, srdf) if srdf is not None else None
         if graph.is_empty():
             raise ModelError('RobotModel: the scene graph is empty')
         if not graph.is_tree():
             raise ModelError(f'RobotModel: scene graph {graph.get_name()!r} is not a tree '
                              '(every link but the root needs exactly one parent joint)')
         self._graph = graph
-        self.name: str = graph.get_name()
         self.srdf = srdf
         self.version: int = int(getattr(graph, 'version', 0))
         self._compile_tree(graph)
         self._compile_variables()
         self._compile_mimic()
         self.model_frame: str = self.link_names[0]
-        self._compile_semantics(srdf, kinematics or {})
+        if virtual is not None:  # MoveIt: a fixed virtual joint keeps the root link as frame
+            self.model_frame = virtual.child_link if virtual.type == 'fixed' \
+                else virtual.parent_frame
+        self._compile_semantics(srdf, kinematics or {}, virtual)
 
     @classmethod
     def from_scene_graph(cls, graph: Any, srdf: Any | None = None,
@@ -194,20 +203,57 @@ class RobotModel:
         else:
             self.load_warnings += (message,)
 
-    @staticmethod
-    def _add_virtual_joints(graph: Any, srdf: Any) -> None:
+    def _add_virtual_joint(self, graph: Any, srdf: Any) -> Any | None:
+        """Connect the URDF root to the SRDF's virtual joint (MoveIt ``constructJointModel``).
+
+        The first virtual joint whose child is the root link is used; the others are skipped
+        with a warning. Its parent frame becomes the new root link; when that name is already
+        a link (e.g. ``parent_frame == child_link``, which MoveIt accepts) the new root link is
+        named ``<joint>_parent_frame``. A fixed virtual joint onto its own child adds nothing.
+
+        Returns:
+            The virtual joint used, or ``None``.
+        """
+        root = graph.get_root()
+        chosen = None
         for vj in getattr(srdf, 'virtual_joints', ()):
-            jtype = JointType(vj.type)
+            existing = graph.get_joint(vj.name)
+            if chosen is None and existing is not None and \
+                    existing.child_link_name == vj.child_link and \
+                    existing.parent_link_name == root:  # recompiling a model's own graph
+                chosen = vj
+                continue
+            if chosen is not None:
+                self._warn(f'virtual joint {vj.name!r} is ignored: the model already has the '
+                           f'virtual joint {chosen.name!r}', srdf=True)
+                continue
             if graph.get_link(vj.child_link) is None:
-                raise SrdfLoadError(f'virtual joint {vj.name!r}: child link {vj.child_link!r} '
-                                    'is not a link of the URDF')
-            if graph.get_link(vj.parent_frame) is None:
-                graph.add_link(Link(vj.parent_frame))
-            joint = Joint(vj.name, jtype, vj.parent_frame, vj.child_link)
-            if not graph.add_joint(joint):
-                raise SrdfLoadError(f'virtual joint {vj.name!r} could not connect '
-                                    f'{vj.parent_frame!r} to {vj.child_link!r}')
-            graph.set_root(vj.parent_frame)
+                self._warn(f'virtual joint {vj.name!r} is ignored: its child link '
+                           f'{vj.child_link!r} is not a link of the URDF', srdf=True)
+                continue
+            if vj.child_link != root:
+                link = graph.get_link(root)
+                if not (root == 'world' and vj.type == 'fixed' and not link.visuals
+                        and not link.collisions):  # MoveIt's quiet Gazebo 'world' case
+                    self._warn(f'virtual joint {vj.name!r} is ignored: its child frame '
+                               f'{vj.child_link!r} is not the URDF root link {root!r}',
+                               srdf=True)
+                continue
+            chosen = vj
+            jtype = JointType(vj.type)
+            parent = vj.parent_frame
+            if graph.get_link(parent) is not None:
+                if jtype is JointType.FIXED:
+                    break  # a fixed joint onto its own frame: nothing to add
+                parent = f'{vj.name}_parent_frame'
+                while graph.get_link(parent) is not None:
+                    parent += '_'
+            graph.add_link(Link(parent))
+            if not graph.add_joint(Joint(vj.name, jtype, parent, vj.child_link)):
+                raise ModelError(f'RobotModel: virtual joint {vj.name!r} could not connect '
+                                 f'{parent!r} to {vj.child_link!r}')
+            graph.set_root(parent)
+        return chosen
 
     def _compile_tree(self, graph: Any) -> None:
         root = graph.get_root()
@@ -390,7 +436,16 @@ class RobotModel:
 
     # ------------------------------------------------------------------ SRDF semantics
 
-    def _compile_semantics(self, srdf: Any | None, kinematics: Mapping[str, Any]) -> None:
+    def _compile_semantics(self, srdf: Any | None, kinematics: Mapping[str, Any],
+                           virtual: Any | None) -> None:
+        """Groups, states, end effectors, passive joints and ACM pairs, the MoveIt way.
+
+        srdfdom drops names the URDF does not define; MoveIt's ``buildGroups`` then drops
+        groups without any valid joint and groups whose subgroups were not built,
+        ``buildGroupStates`` skips values of joints outside the group or with the wrong
+        number of values, and ``buildGroupsInfoEndEffectors`` resolves each end effector's
+        parent group. Every drop is a warning (:attr:`srdf_warnings`).
+        """
         self.passive_joint_names: tuple[str, ...] = ()
         self.end_effectors: tuple[EndEffector, ...] = ()
         self.disabled_collision_pairs: tuple[tuple[str, str, str], ...] = ()
@@ -398,112 +453,184 @@ class RobotModel:
         self._groups: dict[str, JointModelGroup] = {}
         if srdf is None:
             return
-        problems: list[str] = []
-        if srdf.virtual_joints:
-            self.model_frame = srdf.virtual_joints[0].parent_frame
-            self.virtual_joint_names = tuple(vj.name for vj in srdf.virtual_joints)
+        if virtual is not None and virtual.name in self._joint_index:
+            self.virtual_joint_names = (virtual.name,)
         passive: list[str] = []
         for name in srdf.passive_joints:
             if name in self._joint_index:
                 passive.append(name)
             else:
-                problems.append(f'passive joint {name!r} is unknown')
+                self._warn(f'passive joint {name!r} is not a joint of the model; ignored', True)
         self.passive_joint_names = tuple(passive)
         pairs = []
         for dc in srdf.disabled_collisions:
             missing = [n for n in (dc.link1, dc.link2) if n not in self._link_index]
             if missing:
-                problems.append(f'disable_collisions names unknown link(s) {missing}')
+                self._warn(f'disable_collisions {dc.link1!r}/{dc.link2!r}: link {missing[0]!r} '
+                           'is not a link of the model; the pair is ignored', True)
             else:
                 pairs.append((dc.link1, dc.link2, dc.reason))
         self.disabled_collision_pairs = tuple(pairs)
-        joint_sets: dict[str, list[int]] = {}
-        chains: dict[str, tuple[str, str]] = {}
-        groups = {g.name: g for g in srdf.groups}
-
-        def collect(name: str, stack: tuple[str, ...] = ()) -> list[int]:
-            if name in joint_sets:
-                return joint_sets[name]
-            if name in stack:
-                raise SrdfLoadError(f'SRDF group cycle: {" -> ".join((*stack, name))}')
-            g = groups[name]
-            found: set[int] = set()
-            for jn in g.joints:
-                if jn in self._joint_index:
-                    found.add(self._joint_index[jn])
+        joint_sets = self._build_group_joint_sets(srdf.groups)
+        chains = {g.name: g.chains[-1] for g in srdf.groups
+                  if g.name in joint_sets and g.chains
+                  and all(link in self._link_index for link in g.chains[-1])}
+        links = {name: {int(self.joint_child_link[j]) for j in indices}
+                 for name, indices in joint_sets.items()}
+        states = self._build_group_states(srdf.group_states, joint_sets)
+        attached: dict[str, list[str]] = {name: [] for name in joint_sets}
+        eefs: list[EndEffector] = []
+        order = {g.name: i for i, g in enumerate(srdf.groups)}
+        for e in sorted(srdf.end_effectors, key=lambda e: (e.group, order.get(e.group, 0))):
+            if e.group not in joint_sets:
+                self._warn(f'end effector {e.name!r}: its group {e.group!r} was not built; '
+                           'the end effector is ignored', True)
+                continue
+            if e.parent_link not in self._link_index:
+                self._warn(f'end effector {e.name!r}: parent link {e.parent_link!r} is not a '
+                           'link of the model; the end effector is ignored', True)
+                continue
+            link = self._link_index[e.parent_link]
+            possible = [g for g in sorted(joint_sets) if g != e.group and link in links[g]]
+            for g in possible:
+                attached[g].append(e.name)
+            parent = ''
+            if e.parent_group:
+                if e.parent_group not in joint_sets:
+                    self._warn(f'end effector {e.name!r}: parent group {e.parent_group!r} '
+                               'not found', True)
+                elif link not in links[e.parent_group]:
+                    self._warn(f'end effector {e.name!r}: parent group {e.parent_group!r} does '
+                               f'not include the parent link {e.parent_link!r}', True)
+                elif e.parent_group == e.group:
+                    self._warn(f'end effector {e.name!r}: group {e.group!r} cannot be its own '
+                               'parent', True)
                 else:
-                    problems.append(f'group {name!r}: unknown joint {jn!r}')
-            for ln in g.links:
-                if ln not in self._link_index:
-                    problems.append(f'group {name!r}: unknown link {ln!r}')
-                    continue
-                pj = int(self.link_parent_joint[self._link_index[ln]])
-                if pj >= 0:
-                    found.add(pj)
-            for base, tip in g.chains:
-                path = self._chain_joints(base, tip, problems, name)
-                found.update(path)
-                chains[name] = (base, tip)
-            for sub in g.subgroups:
-                if sub not in groups:
-                    problems.append(f'group {name!r}: unknown subgroup {sub!r}')
-                    continue
-                found.update(collect(sub, (*stack, name)))
-            joint_sets[name] = sorted(found)
-            return joint_sets[name]
-
-        for name in groups:
-            collect(name)
-        if problems:
-            raise SrdfLoadError('SRDF does not match the URDF: ' + '; '.join(problems))
-        eefs = tuple(EndEffector(e.name, e.parent_link, e.group, e.parent_group)
-                     for e in srdf.end_effectors)
-        for e in eefs:
-            if e.group not in groups or e.parent_link not in self._link_index:
-                problems.append(f'end effector {e.name!r} names an unknown group or link')
-        states: dict[str, dict[str, dict[str, float]]] = {}
-        for s in srdf.group_states:
-            values: dict[str, float] = {}
-            for jn, vals in s.values.items():
-                if jn not in self._joint_index:
-                    # MoveIt (srdfdom) skips such values with an error message; real SRDFs have
-                    # them (Talos' half_sitting names the free-flyer 'root_joint').
-                    self.srdf_warnings += (f'group_state {s.name!r} of group {s.group!r}: '
-                                           f'unknown joint {jn!r} skipped',)
-                    continue
-                vnames = self.joints[self._joint_index[jn]].variable_names()
-                if len(vals) != len(vnames):
-                    problems.append(f'group_state {s.name!r}: joint {jn!r} needs '
-                                    f'{len(vnames)} value(s), got {len(vals)}')
-                    continue
-                values.update(zip(vnames, (float(v) for v in vals), strict=True))
-            states.setdefault(s.group, {})[s.name] = values
-        if problems:
-            raise SrdfLoadError('SRDF does not match the URDF: ' + '; '.join(problems))
-        self.end_effectors = eefs
-        for name, indices in joint_sets.items():
+                    parent = e.parent_group
+            if not parent and possible:  # MoveIt: the containing group with fewest joints
+                parent = min(possible, key=lambda g: len(joint_sets[g]))
+            if not parent:
+                self._warn(f'could not identify a parent group for end effector {e.name!r}',
+                           True)
+            eefs.append(EndEffector(e.name, e.parent_link, e.group, parent))
+        self.end_effectors = tuple(sorted(eefs, key=lambda e: e.name))
+        joint_set_of = {name: set(indices) for name, indices in joint_sets.items()}
+        for name in sorted(joint_sets):  # MoveIt orders groups by name
             timeout = float(kinematics.get(name, {}).get('kinematics_solver_timeout',
                                                            DEFAULT_IK_TIMEOUT))
+            subgroups = tuple(g for g in sorted(joint_sets) if g != name
+                              and joint_set_of[g] <= joint_set_of[name])
             self._groups[name] = self._make_group(
-                name, indices, chains.get(name), tuple(groups[name].subgroups),
-                tuple(e.name for e in eefs if e.parent_group == name),
+                name, joint_sets[name], chains.get(name), subgroups, tuple(attached[name]),
                 states.get(name, {}), timeout)
 
-    def _chain_joints(self, base: str, tip: str, problems: list[str], group: str) -> list[int]:
-        if base not in self._link_index or tip not in self._link_index:
-            problems.append(f'group {group!r}: chain {base!r} -> {tip!r} names unknown links')
-            return []
+    def _build_group_joint_sets(self, groups: Sequence[Any]) -> dict[str, list[int]]:
+        """Joint indices of each group MoveIt builds (srdfdom's and ``buildGroups``' rules)."""
+        built: dict[str, list[int]] = {}
+        processed: set[str] = set()
+        added = True
+        while added:
+            added = False
+            for g in groups:
+                if g.name in processed or not all(sub in built for sub in g.subgroups):
+                    continue
+                added = True
+                processed.add(g.name)
+                found: set[int] = set()
+                for base, tip in g.chains:
+                    unknown = [n for n in (base, tip) if n not in self._link_index]
+                    if unknown:
+                        self._warn(f'group {g.name!r}: chain link {unknown[0]!r} is not a link '
+                                   'of the model; the chain is ignored', True)
+                    else:
+                        found.update(self._chain_joints(base, tip))
+                for jn in g.joints:
+                    if jn in self._joint_index:
+                        found.add(self._joint_index[jn])
+                    else:
+                        self._warn(f'group {g.name!r}: joint {jn!r} is not a joint of the '
+                                   'model; ignored', True)
+                for ln in g.links:
+                    if ln not in self._link_index:
+                        self._warn(f'group {g.name!r}: link {ln!r} is not a link of the model; '
+                                   'ignored', True)
+                    elif (pj := int(self.link_parent_joint[self._link_index[ln]])) >= 0:
+                        found.add(pj)
+                for sub in g.subgroups:
+                    found.update(built[sub])
+                if found:
+                    built[g.name] = sorted(found)
+                else:
+                    self._warn(f'group {g.name!r} has no valid joint; the group is not built',
+                               True)
+        for g in groups:
+            if g.name not in processed:
+                self._warn(f'group {g.name!r} is not built: one of its subgroups '
+                           f'({", ".join(repr(s) for s in g.subgroups if s not in built)}) '
+                           'was not built', True)
+        return built
+
+    def _build_group_states(self, group_states: Sequence[Any],
+                            joint_sets: Mapping[str, Sequence[int]]
+                            ) -> dict[str, dict[str, dict[str, float]]]:
+        """``{group: {state: {variable: value}}}`` (MoveIt ``buildGroupStates``)."""
+        states: dict[str, dict[str, dict[str, float]]] = {}
+        for s in group_states:
+            if s.group not in joint_sets:
+                self._warn(f'group_state {s.name!r}: group {s.group!r} was not built; the '
+                           'state is ignored', True)
+                continue
+            members = {self.joint_names[j] for j in joint_sets[s.group]}
+            remaining = [self.joint_names[j] for j in joint_sets[s.group]
+                         if self.joints[j].info.nq > 0 and self.joints[j].mimic is None]
+            values: dict[str, float] = {}
+            for jn, vals in s.values.items():
+                if jn not in members:
+                    self._warn(f'group_state {s.name!r} gives a value for joint {jn!r}, which '
+                               f'is not part of group {s.group!r}; ignored', True)
+                    continue
+                if jn in remaining:
+                    remaining.remove(jn)
+                vnames = self.joints[self._joint_index[jn]].variable_names()
+                if len(vals) != len(vnames):
+                    self._warn(f'group_state {s.name!r} of group {s.group!r}: joint {jn!r} '
+                               f'needs {len(vnames)} value(s), got {len(vals)}; ignored', True)
+                    continue
+                values.update(zip(vnames, (float(v) for v in vals), strict=True))
+            if remaining:
+                self._warn(f'group_state {s.name!r} does not give every joint of group '
+                           f'{s.group!r}: {", ".join(remaining)} missing', True)
+            if values:
+                states.setdefault(s.group, {})[s.name] = values
+        return states
+
+    def _chain_joints(self, base: str, tip: str) -> list[int]:
+        """Joint indices of a ``<chain>`` (MoveIt ``addJointModelGroup``), unordered.
+
+        From the tip up to the base; when the base is not an ancestor of the tip, up to the
+        first common joint from both sides (MoveIt includes the joint above the meeting link).
+        """
+        base_index = self._link_index[base]
         path: list[int] = []
         link = self._link_index[tip]
-        base_index = self._link_index[base]
         while link != base_index:
             j = int(self.link_parent_joint[link])
             if j < 0:
-                problems.append(f'group {group!r}: {base!r} is not an ancestor of {tip!r}')
-                return []
+                break
             path.append(j)
             link = int(self.joint_parent_link[j])
-        return path[::-1]
+        if link == base_index:
+            return path
+        other: list[int] = []
+        link = base_index
+        while True:
+            j = int(self.link_parent_joint[link])
+            if j < 0:  # met at the root link: the whole tip path (MoveIt's root joint)
+                return path + other
+            if j in path:
+                return path[:path.index(j) + 1] + other
+            other.append(j)
+            link = int(self.joint_parent_link[j])
 
     def _make_group(self, name: str, joint_indices: Sequence[int],
                     chain: tuple[str, str] | None, subgroups: tuple[str, ...],
@@ -528,8 +655,8 @@ class RobotModel:
             if all(parents[k + 1] == children[k] for k in range(len(idx) - 1)):
                 is_chain = True
                 base, tip = self.link_names[parents[0]], self.link_names[children[-1]]
-        links = ([base] if base else []) + [self.link_names[int(self.joint_child_link[i])]
-                                            for i in idx]
+        # MoveIt: the child links of the group's joints (fixed ones included), model order.
+        links = [self.link_names[int(self.joint_child_link[i])] for i in idx]
 
         return JointModelGroup(
             name=name, joint_names=tuple(j.name for j in joints), joint_indices=_ro(idx, np.intp),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
-from robot_state_core.errors import SrdfLoadError, UnknownNameError
+from robot_state_core.errors import UnknownNameError
 from robot_state_core.io.srdf import parse_srdf
 from robot_state_core.io.urdf import load_urdf_file
 from robot_state_core.joints import Joint, JointType
@@ -73,8 +73,11 @@ def test_variable_layout(model: RobotModel) -> None:
 def test_bounds_and_defaults(model: RobotModel) -> None:
     """Revolute bounds from the URDF; default = 0 or mid-range; quaternion identity."""
     rev = model.variable_index('rev')
-    assert (model.variable_lower[rev], model.variable_upper[rev]) == (0.5, 2.0)
-    assert model.default_positions[rev] == pytest.approx(1.25)  # 0 is outside [0.5, 2]
+    # MoveIt (jointBoundsFromURDF): <safety_controller> soft limits [0.6, 1.9] intersected
+    # with <limit> [0.5, 2.0]; the joint keeps the URDF <limit>.
+    assert (model.variable_lower[rev], model.variable_upper[rev]) == (0.6, 1.9)
+    assert (model.joint('rev').limits.lower, model.joint('rev').limits.upper) == (0.5, 2.0)
+    assert model.default_positions[rev] == pytest.approx(1.25)  # 0 is outside [0.6, 1.9]
     assert model.variable_bounded[rev]
     cont = model.variable_index('cont')
     assert not model.variable_bounded[cont]
@@ -179,7 +182,8 @@ def test_srdf_virtual_joint_sets_the_model_frame(vtype: str) -> None:
     srdf = parse_srdf(f'''<robot name="r"><virtual_joint name="vj" type="{vtype}"
         parent_frame="odom" child_link="world"/></robot>''')
     m = RobotModel.from_scene_graph(graph, srdf)
-    assert m.model_frame == 'odom'
+    # MoveIt: "for fixed frames we still use the robot root link" as the model frame.
+    assert m.model_frame == ('world' if vtype == 'fixed' else 'odom')
     assert m.link_names[0] == 'odom'
     assert m.joint('vj').type is JointType(vtype)
     assert m.joint_names[0] == 'vj'
@@ -198,14 +202,23 @@ def test_editing_the_graph_never_changes_a_model() -> None:
     assert RobotModel.from_scene_graph(graph).has_link('extra')
 
 
-def test_srdf_mismatch_is_a_typed_error() -> None:
-    """Groups naming unknown joints/links are rejected with every problem listed."""
+def test_srdf_mismatch_drops_with_warnings() -> None:
+    """Unknown names are dropped with a warning; a group left without joints is not built.
+
+    srdfdom drops the unknown joint, MoveIt's buildGroups the group with no valid joint
+    ("must have at least one valid joint"); the rest of the model loads.
+    """
     graph = load_urdf_file(URDF).scene_graph
-    srdf = parse_srdf('''<robot name="r"><group name="g"><joint name="nope"/>
-        <chain base_link="tool" tip_link="world"/></group></robot>''')
-    with pytest.raises(SrdfLoadError, match="unknown joint 'nope'") as info:
-        RobotModel.from_scene_graph(graph, srdf)
-    assert 'not an ancestor' in str(info.value)
+    srdf = parse_srdf('''<robot name="r"><group name="g"><joint name="nope"/></group>
+        <group name="h"><joint name="nope"/><chain base_link="tool" tip_link="world"/></group>
+        </robot>''')
+    m = RobotModel.from_scene_graph(graph, srdf)
+    assert m.group_names == ('h',)
+    assert any("joint 'nope'" in w for w in m.srdf_warnings)
+    assert any("group 'g' has no valid joint" in w for w in m.srdf_warnings)
+    # MoveIt's reversed chain (base below tip): every joint from tool up to the root world.
+    assert set(m.group('h').joint_names) == {'float', 'rpy', 'plane', 'rev', 'cont', 'slide',
+                                             'tool_joint'}
 
 
 def test_unknown_joint_type_is_rejected_for_kinematics() -> None:
