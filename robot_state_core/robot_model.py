@@ -30,7 +30,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_core._typing import read_only as _ro
-from robot_state_core.errors import ModelError, SrdfLoadError, UnknownNameError
+from robot_state_core.errors import ModelError, UnknownNameError
+from robot_state_core.io.srdf import dependency_order
 from robot_state_core.joint_model_group import JointModelGroup
 from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointType
 from robot_state_core.links import Link
@@ -526,15 +527,12 @@ class RobotModel:
 
     def _build_group_joint_sets(self, groups: Sequence[Any]) -> dict[str, list[int]]:
         """Joint indices of each group MoveIt builds (srdfdom's and ``buildGroups``' rules)."""
+        by_name = {g.name: g for g in groups}
         built: dict[str, list[int]] = {}
         processed: set[str] = set()
-        added = True
-        while added:
-            added = False
-            for g in groups:
-                if g.name in processed or not all(sub in built for sub in g.subgroups):
-                    continue
-                added = True
+        for name in dependency_order(by_name):
+            g = by_name[name]
+            if all(sub in built for sub in g.subgroups):
                 processed.add(g.name)
                 found: set[int] = set()
                 for base, tip in g.chains:

@@ -136,7 +136,7 @@ def test_enforce_clips_bounded_variables_and_updates_mimic(model: RobotModel) ->
     """Revolute/prismatic values are clipped; mimic variables follow the clipped source."""
     q = with_values(model, rev=5.0, slide=-1.0, finger_a_joint=0.5)
     out = bounds.enforce_position_bounds(model, q)
-    assert out[var(model, 'rev')] == 2.0
+    assert out[var(model, 'rev')] == 1.9  # MoveIt: safety_controller soft_upper_limit
     assert out[var(model, 'slide')] == -0.1
     assert out[var(model, 'finger_a_joint')] == 0.04
     assert out[var(model, 'finger_b_joint')] == pytest.approx(2.0 * 0.04 + 0.01, abs=EXACT)
@@ -172,7 +172,7 @@ def test_enforce_respects_variable_subset(model: RobotModel) -> None:
     """Only the selected joints change (group 'arm': rev, cont, slide)."""
     q = with_values(model, rev=5.0, cont=3.5, plane__theta=3.5)
     out = bounds.enforce_position_bounds(model, q, model.group('arm').variable_indices)
-    assert out[var(model, 'rev')] == 2.0
+    assert out[var(model, 'rev')] == 1.9  # the soft upper limit (MoveIt)
     assert out[var(model, 'cont')] == pytest.approx(3.5 - TWO_PI, abs=EXACT)
     assert out[var(model, 'plane/theta')] == 3.5
 
@@ -196,10 +196,10 @@ def test_enforce_velocity_bounds_clips_to_limits(model: RobotModel) -> None:
 def test_satisfies_position_bounds_and_margin(model: RobotModel) -> None:
     """Margin widens the bounds (negative tightens); unbounded joints always satisfy."""
     assert bounds.satisfies_position_bounds(model, model.default_positions)
-    q = with_values(model, rev=2.05)
+    q = with_values(model, rev=1.95)  # inside <limit> 2.0, outside the soft limit 1.9 (MoveIt)
     assert not bounds.satisfies_position_bounds(model, q)
     assert bounds.satisfies_position_bounds(model, q, margin=0.1)
-    inside = with_values(model, rev=1.95)
+    inside = with_values(model, rev=1.85)
     assert bounds.satisfies_position_bounds(model, inside)
     assert not bounds.satisfies_position_bounds(model, inside, margin=-0.1)
     far = with_values(model, cont=100.0, plane__theta=-50.0, plane__x=1e6,
@@ -330,7 +330,7 @@ def test_min_distance_to_position_bounds(model: RobotModel) -> None:
                                                       model.group('arm').variable_indices)
     assert float(d) == pytest.approx(0.05, abs=EXACT)
     assert int(index) == var(model, 'slide')
-    outside = with_values(model, rev=2.03, slide=0.1)  # unsigned, as in MoveIt
+    outside = with_values(model, rev=1.93, slide=0.1)  # unsigned; 1.9 is the soft limit
     d, index = bounds.min_distance_to_position_bounds(model, outside, [var(model, 'rev'),
                                                                        var(model, 'slide')])
     assert float(d) == pytest.approx(0.03, abs=EXACT)
@@ -657,7 +657,7 @@ def test_random_near_zero_distance_and_outside_bounds(model: RobotModel) -> None
                                atol=ROUND_TRIP)
     outside = with_values(model, rev=5.0)
     out = bounds.random_positions_near(model, rng(), outside, 0.1, size=20)
-    assert np.all(out[:, var(model, 'rev')] == 2.0)
+    assert np.all(out[:, var(model, 'rev')] == 1.9)  # the soft upper limit (MoveIt)
 
 
 def test_random_near_rejects_bad_distances(model: RobotModel) -> None:

@@ -529,7 +529,7 @@ def test_invalid_srdf_elements_are_dropped_with_a_warning(
 
 
 def test_root_not_robot_still_raises_by_default() -> None:
-    """srdfdom refuses a document without a <robot> root too: no model at all."""
+    """A document without a <robot> root is refused (srdfdom too): no model at all."""
     with pytest.raises(SrdfLoadError, match='root element is <sdf>'):
         parse_srdf('<sdf version="1.7"/>', source='bad.srdf')
 

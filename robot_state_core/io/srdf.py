@@ -39,7 +39,8 @@ reject it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections import deque
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 import difflib
 import logging
@@ -430,16 +431,7 @@ class _SrdfParser:
                     self._problem(f'group {name!r} includes unknown subgroup {sub!r}'
                                   f'{_suggest(sub, groups)}', child, f'group {name!r} is dropped')
         cycles = self._subgroup_cycles(groups, elements)
-        # srdfdom's fixed point: a group is valid once all its subgroups are.
-        valid: set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for name, group in groups.items():
-                if name not in valid and name not in unknown and all(
-                        sub in valid for sub in group.subgroups):
-                    valid.add(name)
-                    changed = True
+        valid = set(dependency_order(groups, exclude=set(unknown)))
         for name, group in groups.items():
             if name in valid or name in unknown:
                 continue
@@ -474,7 +466,9 @@ class _SrdfParser:
                     pending.pop()
                 elif state.get(sub) == on_path:
                     members = path[path.index(sub):]
-                    text = ' -> '.join(repr(g) for g in [*members, sub])
+                    shown = [*members, sub] if len(members) <= 8 else \
+                        [*members[:3], f'... ({len(members) - 4} more)', members[-1], sub]
+                    text = ' -> '.join(g if g.startswith('... (') else repr(g) for g in shown)
                     if self.strict:
                         raise self._error('subgroup cycle: ' + text, elements[sub])
                     for member in members:
@@ -635,6 +629,30 @@ class _SrdfParser:
 
 _HANDLED = frozenset({'group', 'group_state', 'virtual_joint', 'passive_joint', 'end_effector',
                       'disable_collisions'})
+
+
+def dependency_order(groups: Mapping[str, SrdfGroup], exclude: Collection[str] = ()
+                     ) -> list[str]:
+    """Group names, each after all its subgroups (srdfdom's "known groups" fixed point).
+
+    Groups in ``exclude``, groups with a subgroup that is not in ``groups`` or not ordered,
+    and groups on a subgroup cycle are left out. Linear in the number of subgroup references.
+    """
+    pending = {name: len(set(g.subgroups)) for name, g in groups.items()}
+    includers: dict[str, list[str]] = {}
+    for name, g in groups.items():
+        for sub in set(g.subgroups):
+            includers.setdefault(sub, []).append(name)
+    ready = deque(name for name in groups if pending[name] == 0 and name not in exclude)
+    order: list[str] = []
+    while ready:
+        name = ready.popleft()
+        order.append(name)
+        for includer in includers.get(name, ()):
+            pending[includer] -= 1
+            if pending[includer] == 0 and includer not in exclude:
+                ready.append(includer)
+    return order
 
 
 def _children(el: etree._Element, tag: str) -> Iterator[etree._Element]:
