@@ -164,7 +164,7 @@ RSP_MIMIC_JOINT_URDF = '''<?xml version="1.0"?>
 
 def test_mimic_on_a_fixed_joint_loads_with_one_warning(
         capfd: pytest.CaptureFixture[str]) -> None:
-    """urdfdom and robot_state_publisher accept it: the mimic is ignored, warned once."""
+    """Accepted by urdfdom and robot_state_publisher: the mimic is ignored, warned once."""
     result = load_urdf_string(RSP_MIMIC_JOINT_URDF, source='mimic_joint.urdf')
     mimic_warnings = [w for w in result.warnings if 'mimic' in w]
     assert len(mimic_warnings) == 1
@@ -265,7 +265,7 @@ def test_group_state_values_outside_the_group_are_ignored() -> None:
     assert dict(model.group('arm').named_states) == {'s': {'arm_joint': 0.5}}
     assert any("'base_joint', which is not part of group 'arm'" in w
                for w in model.srdf_warnings)
-    assert any("needs 1 value(s), got 2" in w for w in model.srdf_warnings)
+    assert any('needs 1 value(s), got 2' in w for w in model.srdf_warnings)
 
 
 def test_end_effector_parent_group_resolution() -> None:
