@@ -201,6 +201,7 @@ def test_mimic_of_an_undefined_joint_is_independent() -> None:
     warnings = [w for w in model.load_warnings if 'index_q1' in w]
     assert len(warnings) == 1 and "'Left_index_q2'" in warnings[0]
     assert model.mimic_joint_names == ()
+    assert model.joint('Left_index_q2').mimic is None  # dropped from the graph (decisions.md)
     state = RobotState(model)
     state.set_variable_positions({'q1': 0.2, 'Left_index_q2': 0.7})
     assert state.get_variable_position('Left_index_q2') == 0.7
@@ -224,6 +225,16 @@ def test_mimic_cycles_are_still_refused() -> None:
         '<mimic joint="Left_index_q2"/></joint>\n  <joint name="Left')
     with pytest.raises(UrdfLoadError, match='mimic cycle'):
         load_urdf_string(cyclic)
+
+
+def test_multi_dof_mimic_is_refused() -> None:
+    """MoveIt applies a planar-of-planar mimic per variable; we refuse it (decisions.md)."""
+    urdf = '''<robot name="r"><link name="a"/><link name="b"/><link name="c"/>
+      <joint name="p1" type="planar"><parent link="a"/><child link="b"/></joint>
+      <joint name="p2" type="planar"><parent link="b"/><child link="c"/>
+        <mimic joint="p1"/></joint></robot>'''
+    with pytest.raises(UrdfLoadError, match="joint 'p2' mimics 'p1'"):
+        load_urdf_string(urdf)
 
 
 # --------------------------------------------------------------------------- XML and SRDF

@@ -8,7 +8,7 @@ Parsing goes through urdf_parser_py (PyPI ``urdfdom-py``), wrapped so that nothi
   runs, and its ``assert``/``ParseError`` failures become :class:`UrdfLoadError` with the
   element and line;
 * the model is validated after parsing (finite numbers, unique names, one root, no cycles,
-  known parents/children, mimic targets and mimic cycles, usable axes) with typed errors.
+  known parents/children, mimic cycles, usable axes) with typed errors.
 
 Extensions and tolerated quirks (each reported in ``UrdfLoadResult.warnings``):
 
@@ -20,6 +20,12 @@ Extensions and tolerated quirks (each reported in ``UrdfLoadResult.warnings``):
   ``<ros2_control>`` elements are not kinematics and are skipped (a transmission without
   ``<type>`` is reported).
 * ``package:///pkg/...`` (empty package name) is read as ``package://pkg/...``.
+* A ``<mimic>`` that MoveIt cannot apply -- on a fixed joint, of a joint the file does not
+  define, or of a joint with another number of variables -- is removed with one warning
+  naming both joints; the joint is independent (MoveIt ``RobotModel::buildMimic``). Mimic
+  cycles and multi-DOF mimics still raise.
+* A planar joint's ``<axis>`` is not used (MoveIt and Pinocchio move it in the x-y plane);
+  an explicit axis other than z is reported.
 * Unresolvable meshes are reported in ``unresolved_meshes`` (or raise with
   ``strict_meshes=True``), never silently dropped: their shapes keep the URI with ``path=None``.
 """
