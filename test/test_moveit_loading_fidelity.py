@@ -294,3 +294,17 @@ def test_end_effector_parent_group_resolution() -> None:
     assert parents == {'e1': 'base', 'e2': 'all', 'e3': 'base'}
     assert any("parent group 'nope' not found" in w for w in model.srdf_warnings)
     assert model.group('base').end_effector_names == ('e1', 'e2', 'e3')
+
+
+@pytest.mark.parametrize('parent', ['map', 'world'], ids=['new-frame', 'frame-is-the-child'])
+def test_recompiling_a_models_own_graph_keeps_the_virtual_joint(parent: str) -> None:
+    """The services node recompiles ``to_scene_graph()`` with the same SRDF: same model."""
+    srdf = (f'<robot name="r"><virtual_joint name="vj" type="planar" parent_frame="{parent}" '
+            'child_link="world"/><group name="g"><joint name="vj"/></group></robot>')
+    model = RobotModel.from_urdf_string(_planar_urdf(), srdf)
+    again = RobotModel.from_scene_graph(model.to_scene_graph(), model.srdf)
+    assert again.link_names == model.link_names
+    assert again.joint_names == model.joint_names
+    assert again.model_frame == model.model_frame == parent
+    assert again.virtual_joint_names == ('vj',)
+    assert again.srdf_warnings == model.srdf_warnings == ()
