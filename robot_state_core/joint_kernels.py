@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robot_state_core.errors import InvalidArgumentError, SingularityError
-from robot_state_core.transforms import FloatArray, pose_from_xyz_rpy
+from robot_state_core.transforms import FloatArray, pose_from_xyz_rpy, quat_xyzw_from_rotation
 
 __all__ = [
     'RPY_SINGULARITY_COS_TOL',
@@ -42,12 +42,8 @@ RPY_SINGULARITY_COS_TOL = 1e-3
 RPY_WARNING_COS_TOL = 1e-2
 '''``|cos(pitch)|`` below which setting rpy angles warns (|pitch ∓ π/2| < about 0.57°).'''
 
-_RPY_EXTRACTION_SINGULAR_TOL = 1e-8
-'''``hypot(R00, R10) = |cos(pitch)|`` below which :func:`rpy_from_rotation` sets roll = 0.
-
-About sqrt(machine epsilon): above it, atan2 of the cos(pitch)-scaled entries loses at most
-~1e-8 rad; below it, the roll = 0 branch reproduces the rotation to within ~1e-8.
-'''
+_GIMBAL_LOCK_EPS = float(np.finfo(np.float64).eps)
+'''A half-angle pair below this in both components is "exactly" at the gimbal lock (Drake).'''
 
 _MAX_LISTED_VALUES = 5
 
@@ -108,22 +104,29 @@ def rpy_floating_pose(q: ArrayLike) -> FloatArray:
 def rpy_from_rotation(R: ArrayLike) -> FloatArray:
     """Roll-pitch-yaw angles of rotation matrices, the inverse of ``rotation_from_rpy`` (J-R7).
 
-    Away from the singularity::
+    Drake's ``RollPitchYaw(RotationMatrix)`` algorithm (``math/roll_pitch_yaw.cc``), which
+    stays accurate up to and at the gimbal lock:
 
-        pitch = atan2(-R20, hypot(R00, R10))   in [-π/2, π/2]
-        roll  = atan2(R21, R22)                in (-π, π]
-        yaw   = atan2(R10, R00)                in (-π, π]
+    * ``pitch = atan2(-R20, sqrt((R00² + R10² + R21² + R22²) / 2))`` in ``[-π/2, π/2]``;
+    * with the canonical unit quaternion ``(w, x, y, z)`` of ``R`` (``w >= 0``), the half-sum
+      and half-difference of roll and yaw are ``zA = (roll + yaw)/2 = atan2(x + z, w - y)``
+      and ``zB = (yaw - roll)/2 = atan2(z - x, w + y)``; ``roll = zA - zB``,
+      ``yaw = zA + zB``, each brought into ``[-π, π]`` by one ``±2π``.
 
-    At the gimbal lock (``hypot(R00, R10) = |cos(pitch)| < 1e-8``) only ``yaw - roll``
-    (pitch = +π/2) or ``yaw + roll`` (pitch = -π/2) is determined. Convention: **roll = 0**,
-    and yaw takes the whole rotation about Fz: ``yaw = atan2(-R01, R11)``. The result always
-    reproduces ``R`` (to ~1e-8 at worst), but it is not continuous across the singularity.
+    At the gimbal lock only ``yaw - roll`` (pitch = +π/2) or ``yaw + roll`` (pitch = -π/2)
+    is determined. Where both components of a half-angle pair are within machine epsilon of
+    zero (the lock, to rounding), Drake sets that half-angle to 0, which splits the angle
+    evenly: at pitch = +π/2, ``roll = -(yaw - roll)/2`` and ``yaw = +(yaw - roll)/2``; at
+    pitch = -π/2, ``roll = yaw = (roll + yaw)/2``. Near the lock the ill-determined combination
+    only moves ``R`` by ``|cos(pitch)|`` times its error, so ``R`` is rebuilt to rounding
+    (max element error ≈ 1e-15) at any distance from the lock.
 
     Args:
         R: ``(..., 3, 3)`` rotation matrices ``R_FM`` (orthonormality is not checked).
 
     Returns:
-        ``(..., 3)`` angles ``[roll, pitch, yaw]`` in radians.
+        ``(..., 3)`` angles ``[roll, pitch, yaw]`` in radians: roll and yaw in ``[-π, π]``,
+        pitch in ``[-π/2, π/2]``.
 
     Raises:
         ValueError: ``R`` does not have shape ``(..., 3, 3)``.
@@ -132,13 +135,31 @@ def rpy_from_rotation(R: ArrayLike) -> FloatArray:
     if m.ndim < 2 or m.shape[-2:] != (3, 3):
         raise InvalidArgumentError(
             f'rpy_from_rotation: R must have shape (..., 3, 3), got {m.shape}')
-    cos_pitch = np.hypot(m[..., 0, 0], m[..., 1, 0])
-    pitch = np.arctan2(-m[..., 2, 0], cos_pitch)
-    singular = cos_pitch < _RPY_EXTRACTION_SINGULAR_TOL
-    roll = np.where(singular, 0.0, np.arctan2(m[..., 2, 1], m[..., 2, 2]))
-    yaw = np.where(singular, np.arctan2(-m[..., 0, 1], m[..., 1, 1]),
-                   np.arctan2(m[..., 1, 0], m[..., 0, 0]))
-    out: FloatArray = np.stack([roll, pitch, yaw], axis=-1) + 0.0  # + 0.0: no -0.0 angles
+    r00, r10, r20, r21, r22 = (m[..., 0, 0], m[..., 1, 0], m[..., 2, 0], m[..., 2, 1],
+                               m[..., 2, 2])
+    cos_pitch = np.sqrt(0.5 * (r00 * r00 + r10 * r10 + r21 * r21 + r22 * r22))
+    pitch = np.arctan2(-r20, cos_pitch)
+    quat = quat_xyzw_from_rotation(m)
+    x, y, z, w = quat[..., 0], quat[..., 1], quat[..., 2], quat[..., 3]
+    half_sum = _half_angle(x + z, w - y)
+    half_difference = _half_angle(z - x, w + y)
+    angles = np.stack([_principal(half_sum - half_difference), pitch,
+                       _principal(half_sum + half_difference)], axis=-1)
+    out: FloatArray = angles + 0.0  # + 0.0: no -0.0 angles
+    return out
+
+
+def _half_angle(sine: FloatArray, cosine: FloatArray) -> FloatArray:
+    """``atan2(sine, cosine)``, or 0 where both are within machine epsilon of 0 (Drake)."""
+    locked = (np.abs(sine) <= _GIMBAL_LOCK_EPS) & (np.abs(cosine) <= _GIMBAL_LOCK_EPS)
+    out: FloatArray = np.where(locked, 0.0, np.arctan2(sine, cosine))
+    return out
+
+
+def _principal(angle: FloatArray) -> FloatArray:
+    """``angle`` in ``(-2π, 2π)`` moved into ``[-π, π]`` by at most one ``±2π`` (Drake)."""
+    out: FloatArray = np.where(angle > np.pi, angle - 2.0 * np.pi,
+                               np.where(angle < -np.pi, angle + 2.0 * np.pi, angle))
     return out
 
 

@@ -351,27 +351,36 @@ class RpyFloatingJoint:
     # Damping (J-R3, J-R4, J-D1..J-D5, J-G8, J-G9, J-G11)
 
     def default_angular_damping(self) -> float:
-        """Angular damping [N·m·s]: ``τ = -d·w_FM``, torque on the child body (J-R3, J-D1).
+        """Angular damping ``d`` [N·m·s]: ``τ = -d·w_FM``, torque on the child body (J-R3, J-D1).
 
-        After :meth:`set_default_damping_vector` this is element 0 of the damping vector
-        (as in Drake).
+        Element 0 of :meth:`default_damping_vector` (as in Drake): the one coefficient used for
+        all three components of ``w_FM``.
         """
         return float(self._damping[0])
 
     def default_translational_damping(self) -> float:
-        """Translational damping [N·s/m]: ``f = -d·v_FM``, force on the child at Mo (J-R4, J-D2).
+        """Translational damping ``d`` [N·s/m]: ``f = -d·v_FM``, force on the child at Mo (J-R4).
 
-        After :meth:`set_default_damping_vector` this is element 3 of the damping vector
-        (as in Drake).
+        Element 3 of :meth:`default_damping_vector` (as in Drake): the one coefficient used for
+        all three components of ``v_FM`` (J-D2).
         """
         return float(self._damping[3])
 
     def default_damping_vector(self) -> FloatArray:
-        """``(6,)`` damping per velocity: ``[d_ang]*3 + [d_trans]*3`` (J-D3, J-G11)."""
+        """``(6,)`` damping per velocity as stored: ``[d_ang]*3 + [d_trans]*3`` (J-D3, J-G11).
+
+        A vector set by :meth:`set_default_damping_vector` is returned as given, but only its
+        elements 0 and 3 act (see :meth:`damping_forces`).
+        """
         return self._damping.copy()
 
     def set_default_damping_vector(self, damping: ArrayLike) -> None:
         """Set the ``(6,)`` damping per velocity, in v order (J-G11).
+
+        As in Drake, the joint is isotropic: only ``damping[0]`` (angular, all of ``w_FM``) and
+        ``damping[3]`` (translational, all of ``v_FM``) act; the other four are stored and
+        returned but unused (Drake's ``RpyFloatingJoint::DoAddInDamping`` reads elements 0
+        and 3 only).
 
         Raises:
             ValueError: The shape is not ``(6,)`` or a value is negative or not finite (J-D4).
@@ -384,17 +393,25 @@ class RpyFloatingJoint:
         self._damping = d
 
     def damping_forces(self, context: JointContextLike) -> FloatArray:
-        """Generalized damping forces ``-d ⊙ v`` of this joint (J-D1, J-D2).
+        """Generalized damping forces of this joint (J-D1, J-D2; seed: ``τ = -d·ω``).
+
+        Drake's rule, for any damping vector ``d``: ``τ = -d[0]·w_FM`` and ``f = -d[3]·v_FM``
+        (:meth:`default_angular_damping`, :meth:`default_translational_damping`).
 
         Returns:
-            ``(6,)`` ``[τ; f]``: the torque ``-d_ang·w_FM`` on the child body [N·m] and the
-            force ``-d_trans·v_FM`` on the child body at Mo [N], both expressed in F.
+            ``(6,)`` ``[τ; f]``: the torque on the child body [N·m] and the force on the child
+            body at Mo [N], both expressed in F.
         """
-        out: FloatArray = -self._damping * self._v(context, 'damping_forces')
+        v = self._v(context, 'damping_forces')
+        out: FloatArray = np.concatenate([-self._damping[0] * v[0:3], -self._damping[3] * v[3:6]])
         return out
 
     def add_in_damping(self, context: JointContextLike, forces: FloatArray) -> None:
         """Add :meth:`damping_forces` into the full generalized-force vector (J-D5, J-G9).
+
+        Unlike Drake's ``DoAddInDamping``, which assigns the damping forces to the joint's slice
+        (overwriting what ``forces`` held there), this adds them, as the method's name and
+        Drake's documentation say (decision F-2).
 
         Args:
             context: Supplies v.

@@ -77,9 +77,14 @@ def samples(model: RobotModel, seed: int, n: int = N_SAMPLES) -> FloatArray:
 
 
 def rotation_angle(R: FloatArray) -> FloatArray:
-    """Independent oracle: angle of rotation matrices via acos((tr R - 1) / 2)."""
-    c = np.clip((np.trace(R, axis1=-2, axis2=-1) - 1.0) / 2.0, -1.0, 1.0)
-    out: FloatArray = np.arccos(c)
+    """Independent oracle: angle of rotation matrices, atan2(|vee(R - Rᵀ)| / 2, (tr R - 1) / 2).
+
+    (acos((tr R - 1) / 2) alone loses half the digits near 0: 2e-8 for a rounding-level R.)
+    """
+    c = (np.trace(R, axis1=-2, axis2=-1) - 1.0) / 2.0
+    vee = np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
+                    R[..., 1, 0] - R[..., 0, 1]], axis=-1)
+    out: FloatArray = np.arctan2(np.linalg.norm(vee, axis=-1) / 2.0, c)
     return out
 
 

@@ -31,8 +31,8 @@ FD_STEP = 1e-6
 '''Central-difference step [s] for Ṙ.'''
 FD_TOL = 1e-8
 '''Central differences: O(h²) truncation plus O(eps/h) round-off.'''
-SINGULAR_EXTRACTION_TOL = 1e-7
-'''rpy_from_rotation reproduces R within ~1e-8 right next to the gimbal lock.'''
+GIMBAL_REBUILD_TOL = 1e-15
+'''rpy_from_rotation rebuilds R to rounding, at and next to the gimbal lock (Drake's algorithm).'''
 SEED = 20240611
 SENTINEL = 42.0
 '''Context entries outside the joint's slice are filled with this and must not change.'''
@@ -64,6 +64,22 @@ def _reference_rotation(roll: float, pitch: float, yaw: float) -> np.ndarray:
     ex, ey, ez = np.eye(3)
     quat = _quat_mul(_quat_mul(_quat_wxyz(ez, yaw), _quat_wxyz(ey, pitch)), _quat_wxyz(ex, roll))
     return np.stack([_quat_rotate(quat, e) for e in np.eye(3)], axis=-1)
+
+
+def _reference_rotations(angles: np.ndarray) -> np.ndarray:
+    """``_reference_rotation`` for ``(n, 3)`` angles at once: ``(n, 3, 3)``."""
+    half = 0.5 * np.asarray(angles, dtype=np.float64)
+    (cr, cp, cy), (sr, sp, sy) = np.cos(half).T, np.sin(half).T
+    # quaternion of qz(yaw) * qy(pitch) * qx(roll), Hamilton product written out
+    w = cy * cp * cr + sy * sp * sr
+    x = cy * cp * sr - sy * sp * cr
+    y = cy * sp * cr + sy * cp * sr
+    z = sy * cp * cr - cy * sp * sr
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
+    ], axis=-2)
 
 
 def _random_q(rng: np.random.Generator, shape: tuple[int, ...] = ()) -> np.ndarray:
@@ -138,27 +154,85 @@ def test_rpy_from_rotation_returns_principal_angles_for_any_input() -> None:
     np.testing.assert_allclose(R_again[..., :3, :3], R, atol=1e-10)
 
 
+def _principal(angle: float) -> float:
+    """``angle`` wrapped into (-π, π]."""
+    return math.pi - (math.pi - angle) % (2 * math.pi)
+
+
+def _locked_rotation(pitch_sign: float, phi: float) -> np.ndarray:
+    """R at pitch = ±π/2 exactly (exact zeros), closed form.
+
+    ``Rz(y)Ry(π/2)Rx(r)`` depends only on ``φ = y - r``; ``Rz(y)Ry(-π/2)Rx(r)`` only on
+    ``φ = y + r``.
+    """
+    s, c = math.sin(phi), math.cos(phi)
+    if pitch_sign > 0:
+        return np.array([[0.0, -s, c], [0.0, c, s], [-1.0, 0.0, 0.0]])
+    return np.array([[0.0, -s, -c], [0.0, c, -s], [1.0, 0.0, 0.0]])
+
+
 @pytest.mark.parametrize('pitch', [np.pi / 2, -np.pi / 2])
-def test_rpy_from_rotation_convention_at_singularity(pitch: float) -> None:
-    """At the gimbal lock roll = 0, pitch = ±π/2, and yaw carries the rotation about Fz."""
+def test_rpy_from_rotation_splits_the_angle_at_the_gimbal_lock_as_drake(pitch: float) -> None:
+    """At pitch = ±π/2 the determined angle is split evenly, as Drake's RollPitchYaw(R) does.
+
+    Only yaw - roll (pitch = +π/2) or yaw + roll (pitch = -π/2) is determined there. Drake
+    (math/roll_pitch_yaw.cc, CalcRollPitchYawFromQuaternionAndRotationMatrix) sets the
+    undetermined half-angle to 0: +π/2 gives roll = -(yaw - roll)/2, yaw = +(yaw - roll)/2;
+    -π/2 gives roll = yaw = (roll + yaw)/2, with the determined angle in [-π, π].
+    """
     rng = np.random.default_rng(SEED + 4)
     for roll, yaw in rng.uniform(-np.pi, np.pi, size=(20, 2)):
-        R = _reference_rotation(roll, pitch, yaw)
+        phi = _principal(yaw - roll if pitch > 0 else yaw + roll)
+        R = _locked_rotation(pitch, phi)
+        np.testing.assert_allclose(R, _reference_rotation(roll, pitch, yaw), atol=1e-15)
         r, p, y = rpy_from_rotation(R)
-        assert r == 0.0
-        assert p == pytest.approx(pitch, abs=1e-8)
-        np.testing.assert_allclose(_reference_rotation(r, p, y), R, atol=1e-12)
-        # Only yaw - roll (pitch +π/2) or yaw + roll (pitch -π/2) is determined.
-        expected_yaw = yaw - roll if pitch > 0 else yaw + roll
-        assert math.cos(y - expected_yaw) == pytest.approx(1.0, abs=1e-12)
+        assert p == pitch
+        expected = (-phi / 2, phi / 2) if pitch > 0 else (phi / 2, phi / 2)
+        assert (r, y) == pytest.approx(expected, rel=0, abs=1e-15)
+        np.testing.assert_allclose(_reference_rotation(r, p, y), R, rtol=0,
+                                   atol=GIMBAL_REBUILD_TOL)
 
 
-@pytest.mark.parametrize('offset', [1e-9, 1e-8, 2e-8, 1e-6])
-def test_rpy_from_rotation_reproduces_rotation_next_to_singularity(offset: float) -> None:
-    """Both extraction branches reproduce R to ~1e-8 when |cos(pitch)| is tiny."""
-    R = _reference_rotation(0.7, np.pi / 2 - offset, -1.1)
-    angles = rpy_from_rotation(R)
-    np.testing.assert_allclose(_reference_rotation(*angles), R, atol=SINGULAR_EXTRACTION_TOL)
+@pytest.mark.parametrize('offset', [0.0, 1e-16, 1e-15, 1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3])
+@pytest.mark.parametrize('sign', [1.0, -1.0])
+def test_rpy_from_rotation_rebuilds_rotation_near_the_gimbal_lock(offset: float,
+                                                                   sign: float) -> None:
+    """rpy_floating_pose(rpy_from_rotation(R)) = R to 1e-15 at any distance from the lock.
+
+    R = Rz(y)Ry(p)Rx(r) is built by the product formula (as Drake's RotationMatrix(RollPitchYaw)
+    does); |roll|, |yaw| <= π/2. The old extraction (roll = 0 below |cos(pitch)| = 1e-8, else
+    atan2 of cos-scaled entries) rebuilt R only to ~|cos(pitch)|: 2e-10 at 1e-10 rad from the
+    lock. Angles up to π: see the next test.
+    """
+    rng = np.random.default_rng(SEED + 40)
+    q = np.zeros((2000, 6))
+    q[:, :3] = rng.uniform(-np.pi / 2, np.pi / 2, size=(2000, 3))
+    q[:, 1] = sign * (np.pi / 2 - offset)
+    R = rpy_floating_pose(q)[:, :3, :3]
+    q[:, :3] = rpy_from_rotation(R)
+    np.testing.assert_allclose(rpy_floating_pose(q)[:, :3, :3], R, rtol=0,
+                               atol=GIMBAL_REBUILD_TOL)
+
+
+def test_rpy_from_rotation_rebuild_error_is_at_the_one_ulp_floor_for_any_angles() -> None:
+    """Any roll and yaw, R from the independent quaternion composition, near the lock.
+
+    Rebuilding cannot beat rounding: changing roll and yaw by one ulp (4.4e-16 at π) already
+    moves R by up to ~1.2e-15. The rebuild error stays within twice that floor (measured:
+    1.4e-15 over 2·10⁶ such rotations).
+    """
+    rng = np.random.default_rng(SEED + 41)
+    angles = rng.uniform(-np.pi, np.pi, size=(20000, 3))
+    angles[:, 1] = np.where(np.arange(20000) % 2, 1.0, -1.0) * (
+        np.pi / 2 - 10.0 ** -rng.uniform(0, 16, size=20000))
+    R = _reference_rotations(angles)
+    rebuilt = _reference_rotations(rpy_from_rotation(R))
+    one_ulp = angles.copy()
+    one_ulp[:, 0] = np.nextafter(one_ulp[:, 0], 9.0)
+    one_ulp[:, 2] = np.nextafter(one_ulp[:, 2], -9.0)
+    floor = float(np.max(np.abs(_reference_rotations(one_ulp) - R)))
+    assert floor < 2e-15
+    assert float(np.max(np.abs(rebuilt - R))) <= 2.0 * floor
 
 
 # ------------------------------------------------------------------------------------------------
@@ -376,6 +450,28 @@ def test_damping_forces_oppose_velocity() -> None:
                                atol=TOL)
     with pytest.raises(ValueError, match='needs'):
         joint.add_in_damping(context, np.zeros(4))
+
+
+def test_non_uniform_damping_vector_uses_elements_0_and_3_as_drake() -> None:
+    """A non-uniform damping vector: τ = -d[0]·w_FM, f = -d[3]·v_FM (decision F-1).
+
+    Drake's RpyFloatingJoint::DoAddInDamping reads GetDampingVector(context)[0] for all three
+    angular and [3] for all three translational components; the seed's formula
+    τ = -default_angular_damping()·ω says the same. The other elements are stored unused.
+    """
+    joint = _joint()
+    joint.set_default_damping_vector([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    context = JointContext.zeros(6, 6)
+    w, v = np.array([0.1, 0.2, 0.3]), np.array([0.4, 0.5, 0.6])
+    joint.set_angular_velocity(context, w).set_translational_velocity(context, v)
+    expected = np.concatenate([-1.0 * w, -4.0 * v])
+    np.testing.assert_array_equal(joint.damping_forces(context), expected)
+    np.testing.assert_array_equal(joint.damping_forces(context)[0:3],
+                                  -joint.default_angular_damping() * w)
+    np.testing.assert_array_equal(joint.default_damping_vector(), [1, 2, 3, 4, 5, 6])
+    forces = np.zeros(6)
+    joint.add_in_damping(context, forces)
+    np.testing.assert_array_equal(forces, expected)
 
 
 def test_per_dof_force_and_single_dof_access_raise() -> None:
