@@ -52,7 +52,8 @@ class JointTypeInfo:
         can_rotate: The joint can change the child's orientation.
         can_translate: The joint can change the child's position.
         is_active: tesseract's "active joint" (SG-17): not FIXED, FLOATING or UNKNOWN.
-        needs_limits: tesseract refuses the joint without ``<limit>`` (SG-14).
+        needs_limits: tesseract's ``SceneGraph::addJoint`` refuses the joint without limits
+            (SG-14): every type but FIXED, FLOATING and CONTINUOUS (and our RPY_FLOATING).
     """
 
     nq: int
@@ -71,7 +72,7 @@ JOINT_TYPE_INFO: dict[JointType, JointTypeInfo] = {
     JointType.CONTINUOUS: JointTypeInfo(1, 1, ('',), ('',), True, False, True, False),
     JointType.PRISMATIC: JointTypeInfo(1, 1, ('',), ('',), False, True, True, True),
     JointType.PLANAR: JointTypeInfo(3, 3, ('x', 'y', 'theta'), ('x', 'y', 'theta'), True, True,
-                                    True, False),
+                                    True, True),
     JointType.FLOATING: JointTypeInfo(
         7, 6, ('trans_x', 'trans_y', 'trans_z', 'rot_x', 'rot_y', 'rot_z', 'rot_w'),
         ('wx', 'wy', 'wz', 'vx', 'vy', 'vz'), True, True, False, False),

@@ -33,7 +33,7 @@ from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import ModelError, UnknownNameError
 from robot_state_core.io.srdf import dependency_order
 from robot_state_core.joint_model_group import JointModelGroup
-from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointType
+from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointLimits, JointType
 from robot_state_core.links import Link
 from robot_state_core.transforms import FloatArray
 
@@ -132,7 +132,8 @@ class RobotModel:
         virtual = self._add_virtual_joint(graph, srdf) if srdf is not None else None
         if graph.is_empty():
             raise ModelError('RobotModel: the scene graph is empty')
-        if not graph.is_tree():
+        single_link = len(graph.get_links()) == 1 and not graph.get_joints()
+        if not (graph.is_tree() or single_link):  # tesseract: a lone link is not a tree
             raise ModelError(f'RobotModel: scene graph {graph.get_name()!r} is not a tree '
                              '(every link but the root needs exactly one parent joint)')
         self._graph = graph
@@ -250,7 +251,10 @@ class RobotModel:
                 while graph.get_link(parent) is not None:
                     parent += '_'
             graph.add_link(Link(parent))
-            if not graph.add_joint(Joint(vj.name, jtype, parent, vj.child_link)):
+            # A planar joint needs a limits object in the graph (tesseract, SG-14); all zero is
+            # "unspecified" (MoveIt's planar virtual joint has no velocity limits).
+            limits = JointLimits() if jtype is JointType.PLANAR else None
+            if not graph.add_joint(Joint(vj.name, jtype, parent, vj.child_link, limits=limits)):
                 raise ModelError(f'RobotModel: virtual joint {vj.name!r} could not connect '
                                  f'{parent!r} to {vj.child_link!r}')
             graph.set_root(parent)

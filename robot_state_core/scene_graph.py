@@ -47,6 +47,9 @@ _LOG = logging.getLogger(__name__)
 CONTINUOUS_DEFAULT_LIMIT = 4.0 * math.pi
 '''|position limit| [rad] tesseract gives continuous joints without usable limits (SG-14).'''
 
+CONTINUOUS_DEFAULT_JERK = 1000.0
+'''Jerk limit [rad/s³] tesseract gives a continuous joint added without limits (SG-14).'''
+
 _CONTINUOUS_TOLERANCE = 1e-5  # tesseract almostEqualRelativeAndAbs(lower, upper, 1e-5)
 
 
@@ -311,16 +314,17 @@ class SceneGraph:
         """Add a copy of ``joint`` as an edge parent link → child link (SG-14).
 
         A CONTINUOUS joint without limits gets tesseract's defaults ``lower = -4π``,
-        ``upper = 4π``, effort 0, velocity 2, acceleration 1; one whose lower and upper limits
-        are equal (within 1e-5) gets ``±4π`` position limits. The edge weight used by
-        :meth:`get_shortest_path` is the length of the origin translation.
+        ``upper = 4π``, effort 0, velocity 2, acceleration 1, jerk 1000; one whose lower and
+        upper limits are equal (within 1e-5) gets ``±4π`` position limits. The edge weight used
+        by :meth:`get_shortest_path` is the length of the origin translation.
 
         Args:
             joint: The joint; it is cloned.
 
         Returns:
             False if the parent or child link does not exist, the joint name exists, the type
-            is UNKNOWN, or the type requires limits (REVOLUTE, PRISMATIC) and ``limits`` is
+            is UNKNOWN, or the type requires limits (REVOLUTE, PRISMATIC, PLANAR: every type
+            but FIXED, FLOATING, CONTINUOUS and RPY_FLOATING, as tesseract) and ``limits`` is
             ``None``.
 
         Raises:
@@ -687,16 +691,22 @@ class SceneGraph:
         return True
 
     def is_tree(self) -> bool:
-        """True if the graph is a tree (SG-37).
+        """True if the graph is a tree (SG-37), by tesseract's rule.
 
-        That is: exactly one link without inbound joints, every other link with exactly one
-        inbound joint, and every link reachable from the first (hence connected and acyclic).
-        An empty graph is not a tree (it has no root); a single link is. The tree's root need
-        not be :meth:`get_root`.
+        tesseract's ``tree_detector`` (``graph.cpp``): no link with more than one inbound
+        joint, at most one link without inbound joints, no link without any joint, no directed
+        cycle. Hence an **empty graph is a tree** (nothing violates the rule) and a **single
+        link is not** (a link without joints counts as unused). The tree's root need not be
+        :meth:`get_root`. :class:`~robot_state_core.robot_model.RobotModel` also compiles a
+        single link.
         """
+        if not self._links:
+            return True
         roots = [n for n in self._links if not self._in[n]]
         if len(roots) != 1 or any(len(self._in[n]) > 1 for n in self._links):
             return False
+        if not self._out[roots[0]]:
+            return False  # the only root is an unused link (no joint at all)
         return len(self._descendants(roots[0])) == len(self._links)
 
     def is_empty(self) -> bool:
@@ -974,7 +984,8 @@ class SceneGraph:
         if joint.type is JointType.CONTINUOUS:
             if joint.limits is None:
                 joint.limits = JointLimits(-CONTINUOUS_DEFAULT_LIMIT, CONTINUOUS_DEFAULT_LIMIT,
-                                           effort=0.0, velocity=2.0, acceleration=1.0)
+                                           effort=0.0, velocity=2.0, acceleration=1.0,
+                                           jerk=CONTINUOUS_DEFAULT_JERK)
             elif math.isclose(joint.limits.lower, joint.limits.upper,
                               rel_tol=float(np.finfo(np.float64).eps),
                               abs_tol=_CONTINUOUS_TOLERANCE):

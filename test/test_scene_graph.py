@@ -215,6 +215,7 @@ def test_get_link_links_and_leaf_links() -> None:
     _joint('a_b', 'a', 'b'),                                   # duplicate name
     _joint('j', 'a', 'b', JointType.REVOLUTE, limits=False),   # revolute needs limits
     _joint('j', 'a', 'b', JointType.PRISMATIC, limits=False),  # prismatic needs limits
+    _joint('j', 'a', 'b', JointType.PLANAR, limits=False),     # planar needs limits
     _joint('j', 'a', 'b', JointType.UNKNOWN),                  # unknown type
 ])
 def test_add_joint_failures_return_false_and_change_nothing(joint: Joint) -> None:
@@ -226,20 +227,23 @@ def test_add_joint_failures_return_false_and_change_nothing(joint: Joint) -> Non
     assert _names(graph.get_joints()) == ['a_b']
 
 
-@pytest.mark.parametrize('type_', [JointType.FIXED, JointType.FLOATING, JointType.PLANAR,
-                                   JointType.CONTINUOUS, JointType.RPY_FLOATING])
+@pytest.mark.parametrize('type_', [JointType.FIXED, JointType.FLOATING, JointType.CONTINUOUS,
+                                   JointType.RPY_FLOATING])
 def test_joint_types_without_limit_requirement(type_: JointType) -> None:
-    """Joint types other than REVOLUTE and PRISMATIC can be added without limits (SG-14)."""
+    """FIXED, FLOATING, CONTINUOUS (and our RPY_FLOATING) need no limits (SG-14, tesseract)."""
     graph = graph_from('a', 'b')
     assert graph.add_joint(_joint('j', 'a', 'b', type_, limits=False))
     assert graph.get_joint('j') is not None
 
 
 def test_continuous_joint_without_limits_gets_defaults() -> None:
-    """Unlimited continuous joints get ±4π, effort 0, velocity 2, acceleration 1 (SG-14)."""
+    """Unlimited continuous joints get ±4π, effort 0, velocity 2, acceleration 1, jerk 1000.
+
+    tesseract graph.cpp addJointHelper: JointLimits(-4π, 4π, 0, 2, 1, 1000) (SG-14).
+    """
     graph = graph_from('a', 'b')
     assert graph.add_joint(_joint('j', 'a', 'b', JointType.CONTINUOUS, limits=False))
-    assert graph.get_joint_limits('j') == JointLimits(-FOUR_PI, FOUR_PI, 0.0, 2.0, 1.0)
+    assert graph.get_joint_limits('j') == JointLimits(-FOUR_PI, FOUR_PI, 0.0, 2.0, 1.0, 1000.0)
 
 
 @pytest.mark.parametrize(('lower', 'upper', 'expected'), [
@@ -372,9 +376,9 @@ def test_change_joint_limits_assigns_into_the_same_object() -> None:
 
 
 def test_change_joint_limits_creates_limits_when_absent() -> None:
-    """A joint type without limits (PLANAR here) gets a limits object (SG-21 [D])."""
+    """A joint type without limits (RPY_FLOATING here) gets a limits object (SG-21 [D])."""
     graph = graph_from('a', 'b')
-    assert graph.add_joint(_joint('j', 'a', 'b', JointType.PLANAR, limits=False))
+    assert graph.add_joint(_joint('j', 'a', 'b', JointType.RPY_FLOATING, limits=False))
     assert graph.get_joint_limits('j') is None
     assert graph.change_joint_velocity_limits('j', 0.5)
     assert graph.get_joint_limits('j') == JointLimits(velocity=0.5)
@@ -614,11 +618,15 @@ def test_shortest_path_edge_cases() -> None:
 
 
 def test_tree_properties() -> None:
-    """A tree is acyclic and a tree; a single link is a tree; an empty graph is not (SG-36/37)."""
+    """Trees are acyclic; an empty graph is a tree, a single link is not (SG-36/37).
+
+    tesseract's tree_detector (graph.cpp) counts a link without any joint as unused.
+    """
     assert graph_from('a->b->c', 'a->d').is_tree()
     assert graph_from('a->b->c', 'a->d').is_acyclic()
-    assert graph_from('a').is_tree()
-    assert not SceneGraph().is_tree()
+    assert not graph_from('a').is_tree()
+    assert graph_from('a').is_acyclic()
+    assert SceneGraph().is_tree()
     assert SceneGraph().is_acyclic()
 
 

@@ -14,6 +14,8 @@ from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Mesh, Spher
 from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.io.urdf import load_urdf_file, load_urdf_string, save_urdf
 from robot_state_core.joints import JointType
+from robot_state_core.robot_model import RobotModel
+from robot_state_core.scene_graph import CONTINUOUS_DEFAULT_LIMIT
 from robot_state_core.transforms import pose_from_xyz_rpy
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'
@@ -191,3 +193,57 @@ def test_export_round_trip(robot: str) -> None:
     second = load_urdf_string(text, package_map=robot_corpus.package_map(),
                               base_dir=RESOURCES)
     _assert_graphs_equal(first.scene_graph, second.scene_graph)
+
+
+# -- joints without <limit>, acceleration and jerk (docs/decisions.md T-3, T-4) ------------------
+
+_NO_LIMITS_URDF = '''<robot name="r">
+  <link name="base"/><link name="wheel"/><link name="cart"/><link name="arm"/>
+  <joint name="spin" type="continuous"><parent link="base"/><child link="wheel"/>
+    <axis xyz="0 0 1"/></joint>
+  <joint name="plane" type="planar"><parent link="base"/><child link="cart"/>
+    <axis xyz="0 0 1"/></joint>
+  <joint name="elbow" type="revolute"><parent link="cart"/><child link="arm"/>
+    <limit lower="-1" upper="1" effort="5" velocity="2"/></joint>
+</robot>'''
+
+
+def test_joints_without_limit_load_with_unspecified_limits() -> None:
+    """continuous/planar without <limit> load (urdfdom, MoveIt); the graph holds limits.
+
+    A continuous joint gets tesseract_urdf's all-zero limits, which the graph turns into ±4π
+    (not the 2 rad/s default of SceneGraph.add_joint); a planar joint gets the same all-zero
+    limits (tesseract refuses it, T-3). Velocity 0 is "unbounded" in the compiled model, as
+    MoveIt's jointBoundsFromURDF leaves a joint without <limit> (T-4).
+    """
+    graph = load_urdf_string(_NO_LIMITS_URDF).scene_graph
+    spin = graph.get_joint_limits('spin')
+    assert spin is not None
+    assert (spin.lower, spin.upper) == (-CONTINUOUS_DEFAULT_LIMIT, CONTINUOUS_DEFAULT_LIMIT)
+    assert (spin.effort, spin.velocity, spin.acceleration, spin.jerk) == (0.0, 0.0, 0.0, 0.0)
+    plane = graph.get_joint_limits('plane')
+    assert plane is not None
+    assert (plane.lower, plane.upper, plane.velocity) == (0.0, 0.0, 0.0)
+    model = RobotModel.from_scene_graph(graph)
+    for name in ('spin', 'plane/x', 'plane/y', 'plane/theta'):
+        i = model.variable_index(name)
+        assert model.variable_velocity_limits[i] == np.inf
+        assert model.variable_acceleration_limits[i] == np.inf
+        assert model.variable_jerk_limits[i] == np.inf
+
+
+def test_urdf_limit_has_no_default_acceleration_or_jerk() -> None:
+    """<limit> without acceleration: 0 (unspecified), not tesseract_urdf's 0.5·velocity (T-4)."""
+    elbow = load_urdf_string(_NO_LIMITS_URDF).scene_graph.get_joint_limits('elbow')
+    assert elbow is not None
+    assert (elbow.lower, elbow.upper, elbow.effort, elbow.velocity) == (-1.0, 1.0, 5.0, 2.0)
+    assert (elbow.acceleration, elbow.jerk) == (0.0, 0.0)
+
+
+def test_single_link_robot_compiles_although_not_a_tree() -> None:
+    """A one-link URDF is not a tree for tesseract (T-2) but is a valid MoveIt robot model."""
+    graph = load_urdf_string('<robot name="r"><link name="only"/></robot>').scene_graph
+    assert not graph.is_tree()
+    model = RobotModel.from_scene_graph(graph)
+    assert list(model.link_names) == ['only']
+    assert model.nq == 0

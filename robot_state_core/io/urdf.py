@@ -366,10 +366,18 @@ def _convert_joint(j: Any, prepared: _Prepared, source: str, warnings: list[str]
         if jtype in (JointType.REVOLUTE, JointType.PRISMATIC) and lower > upper:
             raise _error(source, f'joint {j.name!r}: lower limit {lower} > upper limit {upper}',
                          where, line)
+        # acceleration and jerk stay 0 ("unspecified"): URDF has neither and MoveIt reads
+        # none from it (tesseract_urdf would set acceleration = 0.5·velocity; decision T-4).
         limits = JointLimits(lower, upper, effort, velocity)
     elif jtype in (JointType.REVOLUTE, JointType.PRISMATIC):
         raise _error(source, f'{jtype.value} joint {j.name!r} has no <limit> (URDF requires '
                      'one for revolute and prismatic joints)', where, line)
+    elif jtype in (JointType.CONTINUOUS, JointType.PLANAR):
+        # An all-zero limits object, as tesseract_urdf gives a continuous joint without <limit>
+        # (the graph then sets ±4π; 0 velocity means "unbounded", as in MoveIt). The scene
+        # graph refuses a planar joint without limits (tesseract); urdfdom and MoveIt accept
+        # one, and so do we (decision T-3).
+        limits = JointLimits()
     dynamics = None
     if j.dynamics is not None:
         damping, friction = _finite([j.dynamics.damping or 0.0, j.dynamics.friction or 0.0],
