@@ -62,7 +62,7 @@ def _counts(graph: SceneGraph) -> tuple[int, int]:
 
 
 def check_scene_graph(graph: SceneGraph) -> None:
-    """tesseract's ``checkSceneGraph``: the link map agrees with the graph structure.
+    """The link map agrees with the graph structure (tesseract's ``checkSceneGraph``).
 
     Every link returned by ``get_links`` is the stored one, and every joint is an outbound edge
     of its parent and an inbound edge of its child (tesseract compares ``getLinks()`` with the
