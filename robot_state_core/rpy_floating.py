@@ -411,7 +411,7 @@ class RpyFloatingJoint:
 
         Unlike Drake's ``DoAddInDamping``, which assigns the damping forces to the joint's slice
         (overwriting what ``forces`` held there), this adds them, as the method's name and
-        Drake's documentation say (decision F-2).
+        Drake's documentation say (decision F-1).
 
         Args:
             context: Supplies v.

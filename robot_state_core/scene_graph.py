@@ -362,7 +362,8 @@ class SceneGraph:
         With ``recursive``, if the joint was the only inbound joint of its child link, the
         child link is removed recursively as by ``remove_link(child, recursive=True)``.
         tesseract's implementation removes nothing at all (yet returns True) when the child has
-        other inbound joints; we remove the joint, as the seed's docstring implies.
+        other inbound joints; we remove the joint, as the seed's docstring implies (decision
+        T-5).
 
         Args:
             name: The joint.
@@ -755,9 +756,9 @@ class SceneGraph:
           link of ``graph``, its name new.
         * ``joint`` is ``None`` and this graph is not empty (SG-41): **decision** — we follow
           the seed's documentation, not tesseract's implementation (which adds no joint and
-          leaves the merged graph disconnected, useless for kinematics). The prefixed root of
-          ``graph`` is attached to this graph's root by a FIXED joint with zero displacement
-          named ``f'{prefix}{graph.get_root()}_joint'``.
+          leaves the merged graph disconnected, useless for kinematics; decision T-1). The
+          prefixed root of ``graph`` is attached to this graph's root by a FIXED joint with
+          zero displacement named ``f'{prefix}{graph.get_root()}_joint'``.
         * ``joint`` is ``None`` and this graph is empty: the prefixed root of ``graph`` becomes
           the root; no joint is added.
 
@@ -955,7 +956,11 @@ class SceneGraph:
         return None
 
     def _limits_to_change(self, method: str, name: str) -> JointLimits | None:
-        """The limits object ``change_joint_*_limits`` assigns to (created if absent), or None."""
+        """The limits object ``change_joint_*_limits`` assigns to, or None.
+
+        Created if absent, for every setter (tesseract's position and velocity setters
+        dereference a missing one; decision T-9).
+        """
         joint = self._joints.get(name)
         if joint is None:
             _LOG.warning(f'SceneGraph.{method}: joint {name!r} does not exist')

@@ -453,7 +453,7 @@ def test_damping_forces_oppose_velocity() -> None:
 
 
 def test_non_uniform_damping_vector_uses_elements_0_and_3_as_drake() -> None:
-    """A non-uniform damping vector: τ = -d[0]·w_FM, f = -d[3]·v_FM (decision F-1).
+    """A non-uniform damping vector: τ = -d[0]·w_FM, f = -d[3]·v_FM, as in Drake.
 
     Drake's RpyFloatingJoint::DoAddInDamping reads GetDampingVector(context)[0] for all three
     angular and [3] for all three translational components; the seed's formula

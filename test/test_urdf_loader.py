@@ -214,7 +214,7 @@ def test_joints_without_limit_load_with_unspecified_limits() -> None:
     A continuous joint gets tesseract_urdf's all-zero limits, which the graph turns into ±4π
     (not the 2 rad/s default of SceneGraph.add_joint); a planar joint gets the same all-zero
     limits (tesseract refuses it, T-3). Velocity 0 is "unbounded" in the compiled model, as
-    MoveIt's jointBoundsFromURDF leaves a joint without <limit> (T-4).
+    MoveIt's jointBoundsFromURDF leaves a joint without <limit>.
     """
     graph = load_urdf_string(_NO_LIMITS_URDF).scene_graph
     spin = graph.get_joint_limits('spin')
