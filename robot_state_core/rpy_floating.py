@@ -516,8 +516,10 @@ class RpyFloatingJoint:
     def set_orientation(self, context: JointContextLike, R_FM: ArrayLike) -> RpyFloatingJoint:
         """Set the angles so that the orientation equals ``R_FM`` (J-R7).
 
-        The angles come from :func:`~robot_state_core.joint_kernels.rpy_from_rotation`
-        (pitch in ``[-π/2, π/2]``; roll = 0 at the singularity). Warns near the singularity.
+        The angles come from :func:`~robot_state_core.joint_kernels.rpy_from_rotation`,
+        Drake's ``RollPitchYaw(R_FM)``: pitch in ``[-π/2, π/2]``, roll and yaw in ``[-π, π]``;
+        at the singularity the determined angle is split evenly between roll and yaw. Warns
+        near the singularity.
 
         Args:
             context: The context to modify.
