@@ -152,7 +152,8 @@ def _cmd_gen_acm(ns: argparse.Namespace) -> int:
 
     urdf = Path(ns.urdf) if ns.urdf else default_robot_urdf_path()
     model = RobotModel.from_urdf_file(urdf, ns.srdf, package_roots=ns.package_root)
-    report = generate_acm(model, num_samples=ns.samples, seed=ns.seed, progress=sys.stderr)
+    report = generate_acm(model, num_samples=ns.samples, seed=ns.seed,
+                          always_fraction=ns.min_collision_fraction, progress=sys.stderr)
     text = srdf_disable_collisions(report)
     if ns.output:
         Path(ns.output).write_text(text, encoding='utf-8')
@@ -221,7 +222,11 @@ def build_parser() -> argparse.ArgumentParser:
     p_acm.add_argument('--package-root', action='append', default=[],
                        help='directory containing ROS packages (mesh URIs); repeatable')
     p_acm.add_argument('--samples', type=int, default=10000,
-                       help='random configurations to sample (default 10000)')
+                       help='random configurations of the "never in collision" phase '
+                            "(default 10000, the Setup Assistant's default density)")
+    p_acm.add_argument('--min-collision-fraction', type=float, default=0.95,
+                       help='fraction of a 200-sample batch in collision above which a pair '
+                            'is "always" in collision (default 0.95)')
     p_acm.add_argument('--seed', type=int, default=0, help='random seed (default 0)')
     p_acm.add_argument('--output', help='write to this file instead of stdout')
     p_acm.set_defaults(func=_cmd_gen_acm)

@@ -333,3 +333,22 @@ def test_default_robot_generated_pairs_agree_with_its_srdf_adjacency() -> None:
                if d.reason == 'Adjacent'}
     generated = {(a, b) for a, b, r in report.pairs}
     assert written <= generated
+
+
+def test_every_colliding_pair_of_a_sample_is_recorded() -> None:
+    """Six overlapping spheres on a box: all 15 sphere pairs are Default (decisions.md A4).
+
+    The Setup Assistant's default check asks for at most as many contacts as the robot has
+    links (7 here) and so would list only some of the 15; we record every pair.
+    """
+    spheres = ''.join(
+        f'<link name="s{i}"><collision><geometry><sphere radius="0.5"/></geometry></collision>'
+        f'</link><joint name="j{i}" type="prismatic"><parent link="base"/>'
+        f'<child link="s{i}"/><origin xyz="0 0 {2 + 0.01 * i}"/><axis xyz="0 0 1"/>'
+        f'<limit lower="0" upper="0.01" effort="1" velocity="1"/></joint>' for i in range(6))
+    urdf = ('<robot name="spheres"><link name="base"><collision><geometry>'
+            f'<box size="0.1 0.1 0.1"/></geometry></collision></link>{spheres}</robot>')
+    result = generate_acm(RobotModel.from_urdf_string(urdf), num_samples=10, seed=0)
+    default = {(a, b) for a, b, r in result.pairs if r == 'Default'}
+    assert default == {(f's{i}', f's{j}') for i in range(6) for j in range(i + 1, 6)}
+    assert result.reason_counts() == {'Adjacent': 6, 'Default': 15, 'Always': 0, 'Never': 0}
