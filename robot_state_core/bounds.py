@@ -10,17 +10,24 @@ categories below.
 
 Per joint type (variables, see :data:`robot_state_core.joints.JOINT_TYPE_INFO`):
 
-==============  ===============================  ==========================================
-type            position bounds                  distance between ``q0`` and ``q1``
-==============  ===============================  ==========================================
-REVOLUTE        ``[lower, upper]`` (clipped)     ``|Δq|``
-PRISMATIC       ``[lower, upper]`` (clipped)     ``|Δq|``
-CONTINUOUS      none; wraps into ``[-π, π)``     ``|wrap(Δq)|`` (shortest arc, ``<= π``)
-PLANAR          x, y none; theta wraps           ``‖Δxy‖ + w_ang·|wrap(Δθ)|``
-FLOATING        translation none; quaternion     ``‖Δt‖ + w_ang·2·acos|⟨quat0, quat1⟩|``
+==============  ===============================  ==========================================  ======
+type            position bounds                  distance between ``q0`` and ``q1``          factor
+==============  ===============================  ==========================================  ======
+REVOLUTE        ``[lower, upper]`` (clipped)     ``|Δq|``                                    1
+PRISMATIC       ``[lower, upper]`` (clipped)     ``|Δq|``                                    1
+CONTINUOUS      none; wraps into ``[-π, π)``     ``|wrap(Δq)|`` (shortest arc, ``<= π``)     1
+PLANAR          x, y none; theta wraps           ``‖Δxy‖ + w_ang·|wrap(Δθ)|`` (holonomic)    3
+                                                 or turn-drive-turn (``diff_drive``)
+FLOATING        translation none; quaternion     ``‖Δt‖ + w_ang·2·acos|⟨quat0, quat1⟩|``     6
                 (xyzw) must be unit length
-RPY_FLOATING    none; roll, pitch, yaw wrap      ``‖Δt‖ + w_ang·angle(R1 R0ᵀ)``
-==============  ===============================  ==========================================
+RPY_FLOATING    none; roll, pitch, yaw wrap      ``‖Δt‖ + w_ang·angle(R1 R0ᵀ)``              6
+==============  ===============================  ==========================================  ======
+
+``w_ang`` is the joint's ``RobotModel.joint_angular_distance_weights`` entry (SRDF
+``angular_distance_weight``, default 1). The *factor* is MoveIt's per-joint distance factor
+(``RobotModel.joint_distance_factors``, the joint's state-space dimension): :func:`distance`
+weights each joint by it by default, exactly as MoveIt's ``RobotState::distance`` does, so a
+planar base counts three times its joint distance.
 
 Conventions shared by every function:
     * **Active joints only** (inventory §8.9, §8.11): mimic variables are never checked,
@@ -152,6 +159,8 @@ class _BoundsPlan:
     v_joint: IntArray  # (nv,) joint owning each velocity variable
     velocity_limits_v: FloatArray  # (nv,)
     everything: _Selection  # every active variable
+    planar_diff_drive: BoolArray  # (P,) the planar joint moves turn-drive-turn
+    planar_min_translation: FloatArray  # (P,) min_translational_distance [m]
 
 
 def _plan(model: RobotModel) -> _BoundsPlan:
@@ -219,7 +228,11 @@ def _build_plan(model: RobotModel) -> _BoundsPlan:
         rpy_t_q=_ro(slots(rpy, range(3, 6)), np.intp),
         variable_joint=_ro(var_joint, np.intp), joint_nq=_ro(joint_nq, np.intp),
         v_joint=_ro(v_joint, np.intp), velocity_limits_v=_ro(velocity_limits_v),
-        everything=everything)
+        everything=everything,
+        planar_diff_drive=_ro([model.joint_motion_models[j] == 'diff_drive'
+                               for j in planar.tolist()], np.bool_),
+        planar_min_translation=_ro(
+            np.asarray(model.joint_min_translational_distances, np.float64)[planar]))
 
 
 # ---------------------------------------------------------------------------- validation
@@ -771,16 +784,19 @@ def min_distance_to_position_bounds(model: RobotModel, q: ArrayLike,
 
 def joint_distances(model: RobotModel, q0: ArrayLike, q1: ArrayLike,
                     variables: Variables = None,
-                    angular_weight: PerJoint = 1.0) -> FloatArray:
+                    angular_weight: PerJoint | None = None) -> FloatArray:
     """Distance between two configurations per joint (the terms of :func:`distance`, RS-130).
 
     Per joint type (MoveIt ``JointModel::distance``): revolute and prismatic ``|Δq|``;
-    continuous ``|wrap(Δq)|`` (shortest arc); planar ``‖Δ(x, y)‖ + w·|wrap(Δθ)|``; floating
-    ``‖Δt‖ + w·2·acos|⟨quat0, quat1⟩|`` (the rotation angle; ``quat`` and ``-quat`` are the
-    same rotation; MoveIt uses ``acos`` without the factor 2); rpy_floating
-    ``‖Δt‖ + w·angle(R1 R0ᵀ)``. ``w`` is the joint's angular weight (MoveIt
-    ``angular_distance_weight``, default 1), so multi-DOF terms add metres and radians.
-    Every term is a metric, so the sum satisfies the triangle inequality.
+    continuous ``|wrap(Δq)|`` (shortest arc); holonomic planar ``‖Δ(x, y)‖ + w·|wrap(Δθ)|``;
+    diff-drive planar (SRDF ``motion_model``) ``‖Δ(x, y)‖ + w·(|turn₁| + |turn₂|)``, the
+    turns of MoveIt's turn-drive-turn path (driving forwards or backwards, whichever turns
+    less; no first turn below ``min_translational_distance``); floating
+    ``‖Δt‖ + w·2·acos|⟨quat0, quat1⟩|`` (the rotation angle, Eigen's ``angularDistance``;
+    ``quat`` and ``-quat`` are the same rotation); rpy_floating ``‖Δt‖ + w·angle(R1 R0ᵀ)``.
+    ``w`` is the joint's angular weight (MoveIt ``angular_distance_weight``), so multi-DOF
+    terms add metres and radians. Every holonomic term is a metric, so their sum satisfies the
+    triangle inequality.
 
     Args:
         model: The robot model.
@@ -788,8 +804,9 @@ def joint_distances(model: RobotModel, q0: ArrayLike, q1: ArrayLike,
         q1: ``(..., nq)`` positions (batch shapes broadcast).
         variables: Optional subset of variables (whole joints).
         angular_weight: Weight of the rotation term of planar, floating and rpy_floating joints:
-            a scalar, a ``(J,)`` array, an array over the selected active joints, or a mapping
-            joint name → weight (omitted joints: 1).
+            ``None`` (the model's ``joint_angular_distance_weights``, from the SRDF), a scalar,
+            a ``(J,)`` array, an array over the selected active joints, or a mapping joint
+            name → weight (omitted joints: 1).
 
     Returns:
         ``(..., J)`` non-negative distances, model joint order; 0 for fixed, mimic and
@@ -805,8 +822,15 @@ def joint_distances(model: RobotModel, q0: ArrayLike, q1: ArrayLike,
     batch = _batch_shape(function, a.shape[:-1], b.shape[:-1])
     p = _plan(model)
     sel = _selection(model, p, variables, function)
-    w_ang = _per_joint(model, sel, angular_weight, function, 'angular_weight', 1.0)
+    w_ang = _angular_weights(model, sel, angular_weight, function)
     return _joint_distances(p, sel, a, b, batch, w_ang, model.joint_count, function)
+
+
+def _angular_weights(model: RobotModel, sel: _Selection, angular_weight: PerJoint | None,
+                     function: str) -> FloatArray:
+    if angular_weight is None:
+        return np.asarray(model.joint_angular_distance_weights, dtype=np.float64)
+    return _per_joint(model, sel, angular_weight, function, 'angular_weight', 1.0)
 
 
 def _joint_distances(p: _BoundsPlan, sel: _Selection, a: FloatArray, b: FloatArray,
@@ -821,8 +845,13 @@ def _joint_distances(p: _BoundsPlan, sel: _Selection, a: FloatArray, b: FloatArr
     keep = sel.joint[p.planar]
     if keep.any():
         js, xy, th = p.planar[keep], p.planar_xy_q[keep], p.planar_theta_q[keep]
-        out[..., js] = (np.linalg.norm(b[..., xy] - a[..., xy], axis=-1)
-                        + w_ang[js] * np.abs(wrap_angle(b[..., th] - a[..., th])))
+        turn = np.abs(wrap_angle(b[..., th] - a[..., th]))
+        drive = p.planar_diff_drive[keep]
+        if drive.any():
+            first, _, last = _turn_drive_turn(a[..., xy], a[..., th], b[..., xy], b[..., th],
+                                              p.planar_min_translation[keep])
+            turn = np.where(drive, np.abs(first) + np.abs(last), turn)
+        out[..., js] = np.linalg.norm(b[..., xy] - a[..., xy], axis=-1) + w_ang[js] * turn
     keep = sel.joint[p.floating]
     if keep.any():
         js, tq, fq = p.floating[keep], p.floating_t_q[keep], p.floating_quat_q[keep]
@@ -838,6 +867,66 @@ def _joint_distances(p: _BoundsPlan, sel: _Selection, a: FloatArray, b: FloatArr
     return out
 
 
+def _normalize_angle(angle: FloatArray) -> FloatArray:
+    """Angles in ``(-π, π]`` (ROS ``angles::normalize_angle``, which MoveIt's diff drive uses)."""
+    out: FloatArray = -wrap_angle(-angle)
+    return out
+
+
+def _turn_drive_turn(xy0: FloatArray, th0: FloatArray, xy1: FloatArray, th1: FloatArray,
+                     min_translation: FloatArray
+                     ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """MoveIt ``computeTurnDriveTurnGeometry``: ``(first turn, drive heading, last turn)``.
+
+    A differential drive turns to face the goal position (or away from it, driving backwards,
+    whichever makes the two turns smaller; ties go forwards), drives straight, then turns to the
+    goal heading. Below ``min_translation`` [m] there is no first turn. Shapes broadcast
+    ``(..., P, 2)`` positions and ``(..., P)`` headings.
+    """
+    d = xy1 - xy0
+    heading = np.arctan2(d[..., 1], d[..., 0])
+    moves = np.hypot(d[..., 0], d[..., 1]) > min_translation
+    straight = np.where(moves, _normalize_angle(heading - th0), 0.0)
+    backward = _normalize_angle(straight - math.pi)
+    cost_straight = np.abs(straight) + np.abs(_normalize_angle(th1 - (th0 + straight)))
+    cost_backward = np.abs(backward) + np.abs(_normalize_angle(th1 - (th0 + backward)))
+    first = np.where(cost_straight <= cost_backward, straight, backward)
+    drive_heading = th0 + first
+    return first, drive_heading, _normalize_angle(th1 - drive_heading)
+
+
+def _diff_drive_interpolate(xy0: FloatArray, th0: FloatArray, xy1: FloatArray, th1: FloatArray,
+                            t: FloatArray, w_ang: FloatArray, min_translation: FloatArray
+                            ) -> tuple[FloatArray, FloatArray]:
+    """MoveIt ``PlanarJointModel::interpolate`` for ``diff_drive``: ``(xy, theta)`` at ``t``.
+
+    The fraction ``t`` runs along the turn-drive-turn path with each leg's share its length
+    (turns weighted by ``w_ang``); ``t <= 0`` is the start, a zero-length path the goal.
+    """
+    first, drive_heading, last = _turn_drive_turn(xy0, th0, xy1, th1, min_translation)
+    d_first, d_last = np.abs(first) * w_ang, np.abs(last) * w_ang
+    d_drive = np.linalg.norm(xy1 - xy0, axis=-1)
+    total = d_first + d_drive + d_last
+    tiny = total <= np.finfo(np.float64).eps
+    safe = np.where(tiny, 1.0, total)
+    f_first, f_drive = d_first / safe, d_drive / safe
+    with np.errstate(divide='ignore', invalid='ignore'):
+        in_first = t <= f_first
+        in_drive = ~in_first & (t <= f_first + f_drive)
+        p_first = np.where(in_first, t / np.where(f_first > 0, f_first, 1.0), 0.0)
+        p_drive = np.where(in_drive, (t - f_first) / np.where(f_drive > 0, f_drive, 1.0), 0.0)
+        f_last = 1.0 - f_first - f_drive
+        p_last = (t - f_first - f_drive) / np.where(f_last > 0, f_last, 1.0)
+    theta = np.where(in_first, th0 + first * p_first,
+                     np.where(in_drive, drive_heading, drive_heading + last * p_last))
+    xy = np.where(in_first[..., None], xy0,
+                  np.where(in_drive[..., None], xy0 + (xy1 - xy0) * p_drive[..., None], xy1))
+    start = t <= 0.0
+    theta = np.where(start, th0, np.where(tiny, th1, theta))
+    xy = np.where(start[..., None], xy0, np.where(tiny[..., None], xy1, xy))
+    return xy, theta
+
+
 def _rotation_angle(R: FloatArray) -> FloatArray:
     """Angle [rad, ``[0, π]``] of rotation matrices ``(..., 3, 3)`` (atan2 form, accurate)."""
     vee = np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
@@ -848,13 +937,16 @@ def _rotation_angle(R: FloatArray) -> FloatArray:
 
 
 def distance(model: RobotModel, q0: ArrayLike, q1: ArrayLike, variables: Variables = None,
-             weights: PerJoint | None = None, angular_weight: PerJoint = 1.0) -> FloatArray:
+             weights: PerJoint | None = None,
+             angular_weight: PerJoint | None = None) -> FloatArray:
     """Weighted sum of the per-joint distances over the active joints (RS-130).
 
     ``distance = Σ_j weights[j] · joint_distances[j]`` (see :func:`joint_distances` for the
-    per-type terms). ``weights`` plays MoveIt's per-joint ``distance_factor`` (default 1).
-    Symmetric, zero for equal configurations (and for ``quat`` vs ``-quat``), and satisfies
-    the triangle inequality for non-negative weights.
+    per-type terms). By default ``weights`` are MoveIt's per-joint distance factors
+    (``model.joint_distance_factors``: 3 for planar, 6 for floating joints), which makes this
+    MoveIt's ``RobotModel::distance`` (``RobotState::distance`` of the whole state or of a
+    group). Symmetric, zero for equal configurations (and for ``quat`` vs ``-quat``), and
+    satisfies the triangle inequality for non-negative weights and holonomic planar joints.
 
     Args:
         model: The robot model.
@@ -862,9 +954,12 @@ def distance(model: RobotModel, q0: ArrayLike, q1: ArrayLike, variables: Variabl
         q1: ``(..., nq)`` positions (batch shapes broadcast).
         variables: Optional subset of variables (whole joints), e.g. a group's
             ``variable_indices``.
-        weights: Per-joint factors: ``None`` (all 1), a scalar, a ``(J,)`` array, an array over
-            the selected active joints, or a mapping joint name → factor (omitted joints: 1).
-        angular_weight: Rotation weight of multi-DOF joints (see :func:`joint_distances`).
+        weights: Per-joint factors: ``None`` (the model's ``joint_distance_factors``), a
+            scalar, a ``(J,)`` array, an array over the selected active joints, or a mapping
+            joint name → factor (omitted joints: 1). ``weights=1.0`` sums the plain joint
+            distances (MoveIt's ``distance(other, joint)`` for a single joint).
+        angular_weight: Rotation weight of multi-DOF joints (see :func:`joint_distances`;
+            ``None``: the model's, from the SRDF).
 
     Returns:
         ``(...)`` distances (metres and radians summed).
@@ -879,8 +974,8 @@ def distance(model: RobotModel, q0: ArrayLike, q1: ArrayLike, variables: Variabl
     batch = _batch_shape(function, a.shape[:-1], b.shape[:-1])
     p = _plan(model)
     sel = _selection(model, p, variables, function)
-    w_ang = _per_joint(model, sel, angular_weight, function, 'angular_weight', 1.0)
-    w = (np.ones(model.joint_count) if weights is None
+    w_ang = _angular_weights(model, sel, angular_weight, function)
+    w = (np.asarray(model.joint_distance_factors, dtype=np.float64) if weights is None
          else _per_joint(model, sel, weights, function, 'weights', 1.0))
     d = _joint_distances(p, sel, a, b, batch, w_ang, model.joint_count, function)
     return np.asarray(d @ np.where(sel.joint, w, 0.0))
@@ -894,7 +989,9 @@ def interpolate(model: RobotModel, q0: ArrayLike, q1: ArrayLike, t: ArrayLike,
     """Configuration at fraction ``t`` of the way from ``q0`` to ``q1`` (RS-131).
 
     Per joint type: revolute, prismatic and translations ``(1 - t)·q0 + t·q1``; continuous
-    joints and planar theta along the shortest arc, result wrapped into ``[-π, π)``; FLOATING
+    joints and planar theta along the shortest arc, result wrapped into ``[-π, π)``;
+    ``diff_drive`` planar joints along MoveIt's turn-drive-turn path (``t`` split between the
+    legs by their lengths, turns weighted by the angular weight); FLOATING
     quaternions by shortest-path slerp (``quat1`` and ``-quat1`` give the same path; constant
     angular rate); rpy_floating orientations along the rotation geodesic
     ``R(t) = exp(t·log(R1 R0ᵀ)) R0``, converted back to wrapped roll/pitch/yaw. Mimic
@@ -946,6 +1043,13 @@ def interpolate(model: RobotModel, q0: ArrayLike, q1: ArrayLike, t: ArrayLike,
     circle = sel.var & p.circle
     out[..., circle] = wrap_angle(a[..., circle]
                                   + T * wrap_angle(b[..., circle] - a[..., circle]))
+    drive = sel.joint[p.planar] & p.planar_diff_drive
+    if drive.any():
+        xy, th = p.planar_xy_q[drive], p.planar_theta_q[drive]
+        w_ang = np.asarray(model.joint_angular_distance_weights, np.float64)[p.planar[drive]]
+        xy_t, th_t = _diff_drive_interpolate(a[..., xy], a[..., th], b[..., xy], b[..., th], T,
+                                             w_ang, p.planar_min_translation[drive])
+        out[..., xy], out[..., th] = xy_t, wrap_angle(th_t)
     fq = p.floating_quat_q[sel.joint[p.floating]]
     if fq.size:
         out[..., fq] = _slerp(_unit_quaternions(a[..., fq], function, 'q0'),

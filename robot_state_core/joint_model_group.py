@@ -35,6 +35,8 @@ class JointModelGroup:
         active_variable_indices: Indices of ``active_variable_names`` into ``q``.
         link_names: Child links of the group's joints (fixed ones included), model order, as
             MoveIt's ``getLinkModelNames`` (a chain's base link is not one of them).
+        updated_link_model_names: Every link whose pose the group's joints change: the links
+            below the group's root joints, model order (MoveIt ``getUpdatedLinkModelNames``).
         is_chain: The group is a serial chain (declared with ``<chain>`` in the SRDF, or its
             joints form one unbranched path).
         base_link: Chain base link (the parent of the first joint), or ``''``.
@@ -58,6 +60,7 @@ class JointModelGroup:
     active_variable_names: tuple[str, ...]
     active_variable_indices: IntArray
     link_names: tuple[str, ...]
+    updated_link_model_names: tuple[str, ...] = ()
     is_chain: bool = False
     base_link: str = ''
     tip_link: str = ''

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import logging
 import math
 from pathlib import Path
+import re
 from typing import Any, Literal
 
 import numpy as np
@@ -44,6 +45,18 @@ BoolArray = NDArray[np.bool_]
 JOINT_TYPE_ORDER: tuple[JointType, ...] = tuple(JointType)
 #: IK timeout [s] of a group that kinematics.yaml does not configure.
 DEFAULT_IK_TIMEOUT = 0.05
+#: MoveIt ``JointModel::getStateSpaceDimension`` per type: the joint's default distance factor
+#: (``RobotModel::constructJointModel``). RPY_FLOATING (not a MoveIt type) counts like FLOATING.
+STATE_SPACE_DIMENSION: dict[JointType, int] = {
+    JointType.FIXED: 0, JointType.REVOLUTE: 1, JointType.CONTINUOUS: 1, JointType.PRISMATIC: 1,
+    JointType.PLANAR: 3, JointType.FLOATING: 6, JointType.RPY_FLOATING: 6}
+#: Planar motion models of the SRDF ``motion_model`` joint property (MoveIt
+#: ``PlanarJointModel::MotionModel``).
+PLANAR_MOTION_MODELS: tuple[str, ...] = ('holonomic', 'diff_drive')
+#: MoveIt's default ``min_translational_distance`` of a planar joint [m].
+DEFAULT_MIN_TRANSLATIONAL_DISTANCE = 1e-5
+#: A decimal number at the start of a property value, as ``std::stod`` reads it.
+_LEADING_NUMBER = re.compile(r'\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)')
 
 _LOG = logging.getLogger(__name__)
 
@@ -105,6 +118,17 @@ class RobotModel:
             quaternions (0, 0, 0, 1).
         mimic_variable, mimic_source, mimic_multiplier, mimic_offset: (m,) the mimic map.
         active_variable_mask: (nq,) variables that are not mimic-driven.
+        joint_distance_factors: (J,) MoveIt's per-joint ``distance_factor``: the joint's state
+            space dimension (:data:`STATE_SPACE_DIMENSION`: 1 for revolute, continuous and
+            prismatic, 3 for planar, 6 for floating and rpy_floating, 0 for fixed). The
+            whole-state and group distances weight each joint by it (``RobotModel::distance``).
+        joint_angular_distance_weights: (J,) weight of the rotation term of planar, floating
+            and rpy_floating joint distances: the SRDF ``angular_distance_weight`` joint
+            property, default 1.
+        joint_motion_models: (J,) ``'holonomic'`` or ``'diff_drive'`` for planar joints (SRDF
+            ``motion_model``, default ``'holonomic'``), ``''`` for the other types.
+        joint_min_translational_distances: (J,) planar ``min_translational_distance`` [m]
+            (SRDF, default :data:`DEFAULT_MIN_TRANSLATIONAL_DISTANCE`; used by diff drive).
     """
 
     # ------------------------------------------------------------------ construction
@@ -147,6 +171,7 @@ class RobotModel:
             self.model_frame = virtual.child_link if virtual.type == 'fixed' \
                 else virtual.parent_frame
         self._compile_semantics(srdf, kinematics or {}, virtual)
+        self._compile_joint_properties(srdf)
 
     @classmethod
     def from_scene_graph(cls, graph: Any, srdf: Any | None = None,
@@ -520,6 +545,7 @@ class RobotModel:
             eefs.append(EndEffector(e.name, e.parent_link, e.group, parent))
         self.end_effectors = tuple(sorted(eefs, key=lambda e: e.name))
         joint_set_of = {name: set(indices) for name, indices in joint_sets.items()}
+        descendants = self._joint_descendant_links()
         for name in sorted(joint_sets):  # MoveIt orders groups by name
             timeout = float(kinematics.get(name, {}).get('kinematics_solver_timeout',
                                                            DEFAULT_IK_TIMEOUT))
@@ -527,7 +553,7 @@ class RobotModel:
                               and joint_set_of[g] <= joint_set_of[name])
             self._groups[name] = self._make_group(
                 name, joint_sets[name], chains.get(name), subgroups, tuple(attached[name]),
-                states.get(name, {}), timeout)
+                states.get(name, {}), timeout, self._updated_links(joint_sets[name], descendants))
 
     def _build_group_joint_sets(self, groups: Sequence[Any]) -> dict[str, list[int]]:
         """Joint indices of each group MoveIt builds (srdfdom's and ``buildGroups``' rules)."""
@@ -637,7 +663,7 @@ class RobotModel:
     def _make_group(self, name: str, joint_indices: Sequence[int],
                     chain: tuple[str, str] | None, subgroups: tuple[str, ...],
                     eefs: tuple[str, ...], states: Mapping[str, Mapping[str, float]],
-                    timeout: float) -> JointModelGroup:
+                    timeout: float, updated_links: tuple[str, ...]) -> JointModelGroup:
         idx = sorted(joint_indices)
         joints = [self.joints[i] for i in idx]
         active = [i for i in idx if self.joint_types[i] is not JointType.FIXED
@@ -668,10 +694,148 @@ class RobotModel:
             variable_names=tuple(self.variable_names[v] for v in var_idx),
             variable_indices=_ro(var_idx, np.intp),
             active_variable_names=tuple(self.variable_names[v] for v in act_var),
-            active_variable_indices=_ro(act_var, np.intp), link_names=tuple(dict.fromkeys(links)),
+            active_variable_indices=_ro(act_var, np.intp), link_names=tuple(links),
+            updated_link_model_names=updated_links,
             is_chain=is_chain, base_link=base, tip_link=tip, subgroup_names=subgroups,
             end_effector_names=eefs, named_states={k: dict(v) for k, v in states.items()},
             default_ik_timeout=timeout)
+
+    def _compile_joint_properties(self, srdf: Any | None) -> None:
+        """Distance factors and the SRDF ``joint_property`` settings MoveIt applies.
+
+        MoveIt's ``RobotModel::constructJointModel``: every joint's distance factor is its state
+        space dimension; ``angular_distance_weight`` applies to planar and floating joints (here
+        also rpy_floating), ``motion_model`` and ``min_translational_distance`` to planar
+        joints. Like MoveIt, a property that names an unknown joint, does not apply to the
+        joint's type, has an unknown name or an unreadable value is skipped with a warning (in
+        :attr:`srdf_warnings`, and logged); the last value of a property wins. A number
+        followed by other characters is read up to them, as ``std::stod`` does (with a
+        warning). Non-finite or negative numbers are skipped (MoveIt would use them and produce
+        NaN or negative distances).
+        """
+        J = self.joint_count
+        self.joint_distance_factors = _ro([float(STATE_SPACE_DIMENSION[t])
+                                           for t in self.joint_types])
+        weights = np.ones(J)
+        min_distance = np.full(J, DEFAULT_MIN_TRANSLATIONAL_DISTANCE)
+        models = ['holonomic' if t is JointType.PLANAR else '' for t in self.joint_types]
+        weighted = (JointType.PLANAR, JointType.FLOATING, JointType.RPY_FLOATING)
+        for prop in getattr(srdf, 'joint_properties', ()):
+            where = (f'joint_property {prop.property_name!r} of joint {prop.joint_name!r}')
+            j = self._joint_index.get(prop.joint_name)
+            if j is None:
+                self._warn(f'{where}: unknown joint, skipped', True)
+                continue
+            jtype = self.joint_types[j]
+            if prop.property_name == 'motion_model':
+                if jtype is not JointType.PLANAR:
+                    self._warn(f'{where}: applies to planar joints only, not '
+                               f'{jtype.value}; skipped', True)
+                elif prop.value not in PLANAR_MOTION_MODELS:
+                    self._warn(f'{where}: unknown value {prop.value!r} (expected '
+                               f'{" or ".join(PLANAR_MOTION_MODELS)}); skipped', True)
+                else:
+                    models[j] = prop.value
+                continue
+            if prop.property_name not in ('angular_distance_weight',
+                                          'min_translational_distance'):
+                self._warn(f'{where}: unknown joint property, skipped', True)
+                continue
+            allowed = weighted if prop.property_name == 'angular_distance_weight' else (
+                JointType.PLANAR,)
+            if jtype not in allowed:
+                self._warn(f'{where}: does not apply to {jtype.value} joints; skipped', True)
+                continue
+            value = self._property_number(prop.value, where)
+            if value is not None:
+                (weights if prop.property_name == 'angular_distance_weight'
+                 else min_distance)[j] = value
+        self.joint_angular_distance_weights = _ro(weights)
+        self.joint_min_translational_distances = _ro(min_distance)
+        self.joint_motion_models: tuple[str, ...] = tuple(models)
+
+    def _property_number(self, text: str, where: str) -> float | None:
+        """A non-negative finite number read like ``std::stod``, or None (with a message)."""
+        match = _LEADING_NUMBER.match(text)
+        if match is None:
+            self._warn(f'{where}: value {text!r} is not a number; skipped', True)
+            return None
+        value = float(match.group(1))
+        if not math.isfinite(value) or value < 0.0:
+            self._warn(f'{where}: value {text!r} must be finite and non-negative; skipped',
+                       True)
+            return None
+        if text[match.end():].strip():
+            self._warn(f'{where}: extra characters after the number in {text!r} ignored '
+                       f'(read {value})', True)
+        return value
+
+    def _joint_descendant_links(self) -> list[frozenset[int]]:
+        """Per joint, the links it moves: MoveIt ``RobotModel::computeDescendants``.
+
+        One depth-first sweep from the root visits each joint once; at a joint it goes down the
+        child joints, then to the joints that mimic it. Every joint on the current path gains
+        the visited joint's child link. (So a mimic joint reached through its source first
+        counts among the source's descendants, exactly as in MoveIt.)
+        """
+        J = self.joint_count
+        children: list[list[int]] = [[] for _ in range(self.link_count)]
+        for j in range(J):
+            children[int(self.joint_parent_link[j])].append(j)
+        requests: list[list[int]] = [[] for _ in range(J)]
+        for v, src in zip(self.mimic_variable.tolist(), self.mimic_source.tolist(), strict=True):
+            requests[int(self.variable_joint[src])].append(int(self.variable_joint[v]))
+        found: list[set[int]] = [set() for _ in range(J)]
+        seen: set[int] = set()
+        path: list[int] = []
+        stack: list[tuple[int, bool]] = [(j, True) for j in reversed(children[0])]
+        while stack:  # iterative DFS: deep chains must not hit the recursion limit
+            j, entering = stack.pop()
+            if not entering:
+                path.pop()
+                continue
+            if j in seen:
+                continue
+            seen.add(j)
+            child = int(self.joint_child_link[j])
+            for p in (*path, j):
+                found[p].add(child)
+            path.append(j)
+            stack.append((j, False))
+            stack.extend((k, True) for k in reversed(children[child] + requests[j]))
+        return [frozenset(f) for f in found]
+
+    def _updated_links(self, joint_indices: Sequence[int], descendants: list[frozenset[int]]
+                       ) -> tuple[str, ...]:
+        """MoveIt ``JointModelGroup::getUpdatedLinkModelNames`` of a group, model link order.
+
+        The links moved by the group's *root* joints: the active joints of the group none of
+        whose ancestors is an active group joint (an ancestor mimic joint counts through its
+        source, MoveIt's ``includesParent``).
+        """
+        members = set(joint_indices)
+        mimic_source = {int(self.variable_joint[v]): int(self.variable_joint[s])
+                        for v, s in zip(self.mimic_variable.tolist(),
+                                        self.mimic_source.tolist(), strict=True)}
+
+        def active(j: int) -> bool:
+            return j in members and int(self.joint_nq[j]) > 0 and j not in mimic_source
+
+        def has_active_ancestor(j: int, visited: frozenset[int] = frozenset()) -> bool:
+            while True:
+                j = int(self.link_parent_joint[int(self.joint_parent_link[j])])
+                if j < 0:
+                    return False
+                if active(j):
+                    return True
+                src = mimic_source.get(j)
+                if src is not None and src not in visited and (
+                        active(src) or has_active_ancestor(src, visited | {src})):
+                    return True
+
+        roots = [j for j in sorted(members) if active(j) and not has_active_ancestor(j)]
+        links = sorted(set().union(*(descendants[j] for j in roots)))
+        return tuple(self.link_names[i] for i in links)
 
     # ------------------------------------------------------------------ lookups
 

@@ -109,7 +109,9 @@ class FrameInfo:
 
     Attributes:
         X_WF: ``(4, 4)`` pose of the frame in the model frame (the identity when not found).
-        link: The robot link the frame is rigidly attached to (``''`` when not found).
+        link: The robot link the frame belongs to: a link itself, or the link an attached
+            body (or its subframe) is attached to; ``''`` when not found. Its rigidly
+            connected parent is :meth:`RobotState.get_rigidly_connected_parent_link`.
         found: Whether the frame is known.
     """
 
@@ -254,12 +256,23 @@ def _damped_least_squares(J: FloatArray, twist: FloatArray, damping: float) -> F
     return out
 
 
-def _attached_frame(poses: Mapping[str, AttachedBodyPoses], name: str) -> FloatArray | None:
-    """``X_WF`` of attached body ``name`` or of subframe ``'<body>/<subframe>'``, or None."""
-    if name in poses:
-        return poses[name].X_WB
-    body, _, sub = name.partition('/')
-    return poses[body].subframe(sub) if sub and body in poses else None
+def _attached_owner(bodies: Mapping[str, AttachedBody], name: str
+                    ) -> tuple[AttachedBody, str] | None:
+    """The body that frame ``name`` belongs to, and the subframe (``''`` for the body itself).
+
+    MoveIt ``RobotState::getFrameInfo``: an attached body called ``name`` first; otherwise the
+    first body, in name order, whose name followed by ``/`` starts ``name`` and which has the
+    rest as a subframe. Body and subframe names may themselves contain ``/``
+    (``'obj/with/slash/sub/frame'`` is subframe ``'sub/frame'`` of body ``'obj/with/slash'``).
+    """
+    body = bodies.get(name)
+    if body is not None:
+        return body, ''
+    for body_name in sorted(bodies):
+        body = bodies[body_name]
+        if name.startswith(body_name + '/') and name[len(body_name) + 1:] in body.subframes:
+            return body, name[len(body_name) + 1:]
+    return None
 
 
 def _retarget(X_WT: FloatArray, X_WF: FloatArray, X_WP: FloatArray) -> FloatArray:
@@ -282,19 +295,21 @@ def _format_transform(X: FloatArray) -> str:
 
 
 def _format_limit_bars(model: RobotModel, q: FloatArray, joints: Iterable[int],
-                       width: int = 20) -> str:
-    """MoveIt ``printStatePositionsWithJointLimits``: one bar per single-variable joint."""
+                       inside: Callable[[str], bool], width: int = 20) -> str:
+    """MoveIt ``printStatePositionsWithJointLimits``: one bar per single-variable joint.
+
+    Continuous joints are drawn over their ``[-π, π]`` bounds, as MoveIt does; ``inside``
+    says whether a joint satisfies its bounds (MoveIt ``satisfiesBounds(joint)``).
+    """
     lines = []
     for j in joints:  # text output, one line per joint
-        if (model.joint_nq[j] != 1 or model.joints[j].mimic is not None
-                or not model.variable_bounded[model.joint_q_start[j]]):
+        if model.joint_nq[j] != 1 or model.joints[j].mimic is not None:
             continue
         v = int(model.joint_q_start[j])
         lo, hi, x = float(model.variable_lower[v]), float(model.variable_upper[v]), float(q[v])
-        inside = lo <= x <= hi
         slot = min(max(int((x - lo) / (hi - lo) * width) if hi > lo else 0, 0), width)
         bar = '-' * slot + '|' + '-' * (width - slot)
-        flag = '' if inside else '  OUT OF BOUNDS'
+        flag = '' if inside(model.joint_names[j]) else '  OUT OF BOUNDS'
         lines.append(f'   {lo:.5f}\t{bar} \t{hi:.5f}  \t{model.joint_names[j]} current: '
                      f'{x:.5f}{flag}')
     return '\n'.join(lines)
@@ -970,14 +985,21 @@ class RobotState:
     # ------------------------------------------------------------------ frames
 
     def _frame(self, name: str) -> tuple[FloatArray, str] | None:
-        """``(X_WF, rigidly connected link)`` of a link, attached body or body subframe."""
-        name = name.removeprefix('/')
+        """``(X_WF, link)`` of a frame as MoveIt's ``getFrameInfo`` resolves it; None if unknown.
+
+        ``link`` is the link itself for a link, the attach link for a body or a subframe.
+        """
+        name = name.lstrip('/')
         if self._model.has_link(name):
-            li = self._model.link_index(name)
-            return self._links()[li], self._model.link_names[int(self._plan.rigid_parent[li])]
+            return self._links()[self._model.link_index(name)], name
+        owner = _attached_owner(self._attached, name)
+        if owner is None:
+            return None
         self._collision()
-        X = _attached_frame(self._attached_poses, name)
-        return None if X is None else (X, self.get_rigidly_connected_parent_link(name))
+        body, sub = owner
+        poses = self._attached_poses[body.name]
+        X_WF = poses.subframe(sub) if sub else poses.X_WB
+        return None if X_WF is None else (X_WF, body.link)
 
     def get_frame_transform(self, name: str) -> FloatArray:
         """``X_WF`` of a link, an attached body, or ``'<body>/<subframe>'`` (RS-125).
@@ -994,9 +1016,11 @@ class RobotState:
         return _view(found[0])
 
     def get_frame_info(self, name: str) -> FrameInfo:
-        """``X_WF``, its rigidly connected link, and whether it was found (RS-126).
+        """``X_WF``, the robot link it belongs to, and whether it was found (RS-126).
 
-        MoveIt ``getFrameInfo``: the identity and ``found=False`` when unknown.
+        MoveIt ``getFrameInfo``: for a link the link itself, for an attached body or one of its
+        subframes the link the body is attached to; the identity, ``''`` and ``found=False``
+        when unknown.
         """
         found = self._frame(name)
         if found is None:
@@ -1014,25 +1038,29 @@ class RobotState:
     def get_rigidly_connected_parent_link(self, frame: str) -> str:
         """The nearest link reached from ``frame`` through fixed joints only (RS-119).
 
-        ``frame`` is a link, an attached body or a subframe.
+        ``frame`` is a link, an attached body or a subframe, resolved like
+        :meth:`get_frame_info` (names containing ``/`` included; MoveIt splits at the first
+        ``/`` here, decisions.md S-rows).
 
         Raises:
             UnknownNameError: Unknown frame.
         """
-        name = frame.removeprefix('/')
-        if self._model.has_link(name):
-            return self._model.link_names[int(
-                self._plan.rigid_parent[self._model.link_index(name)])]
-        body = self._attached.get(name) or self._attached.get(name.partition('/')[0])
-        if body is None or (body.name != name and name.partition('/')[2] not in body.subframes):
+        found = self._frame(frame)
+        if found is None:
             raise UnknownNameError(frame, 'frame', self._known_frames())
-        return self.get_rigidly_connected_parent_link(body.link)
+        return self._model.link_names[int(
+            self._plan.rigid_parent[self._model.link_index(found[1])])]
 
     # ------------------------------------------------------------------ Jacobians
 
     def get_jacobian(self, group: GroupLike, link: str | None = None,
                      reference_point: ArrayLike = (0.0, 0.0, 0.0)) -> FloatArray:
-        """Jacobian of a point on ``link`` w.r.t. the group's active variables (RS-85, RS-86).
+        """Jacobian of a point on ``link`` in the group's root frame (RS-85, RS-86).
+
+        MoveIt's ``getJacobian`` (and moveit_py's ``get_jacobian``): the rows are expressed in
+        the frame of the group's **root link** R, the parent link of the group's first joint
+        (:meth:`get_group_root_link`); R is the model frame when the group starts at the root.
+        For the model frame use :meth:`get_jacobian_in_model_frame`.
 
         Args:
             group: The group; its active joints give the columns (group order; a mimic
@@ -1041,9 +1069,28 @@ class RobotState:
             reference_point: ``(3,)`` point in the **link** frame [m].
 
         Returns:
-            ``(6, n)``, rows ``[linear; angular]`` expressed in the **model frame** (MoveIt
-            uses the parent of the group's first joint; identical when the group starts at the
-            root). Columns of multi-DOF joints follow ``kinematics.jacobian``.
+            ``(6, n)``: ``[v_RP; ω_R]`` per unit velocity of each column (linear velocity of
+            the point and angular velocity of the link, both in R). Columns of multi-DOF
+            joints follow ``kinematics.jacobian``.
+
+        Raises:
+            InvalidArgumentError: ``link`` is None and the group has no tip link, or the
+                group has no joints.
+            UnknownNameError: Unknown group or link.
+        """
+        g = self._group(group)
+        R_WR = self._links()[self._model.link_index(self.get_group_root_link(g))][:3, :3]
+        return _jacobian_in_frame(self.get_jacobian_in_model_frame(g, link, reference_point),
+                                  R_WR)
+
+    def get_jacobian_in_model_frame(self, group: GroupLike, link: str | None = None,
+                                    reference_point: ArrayLike = (0.0, 0.0, 0.0)
+                                    ) -> FloatArray:
+        """Like :meth:`get_jacobian`, with the rows expressed in the **model frame** W.
+
+        ``(6, n)`` ``[v_WP; ω_W]``, the world-aligned Jacobian of the point (Pinocchio's
+        ``LOCAL_WORLD_ALIGNED``); equal to :meth:`get_jacobian` when the group's root link is
+        the model frame.
 
         Raises:
             InvalidArgumentError: ``link`` is None and the group has no tip link.
@@ -1053,6 +1100,20 @@ class RobotState:
         tip = link if link is not None else _tip(g)
         J = kinematics.jacobian(self._model, self._q, tip, reference_point, X_WL=self._links())
         return kinematics.fold_mimic_columns(self._model, J)[:, self._group_v(g, True)]
+
+    def get_group_root_link(self, group: GroupLike) -> str:
+        """The frame :meth:`get_jacobian` is expressed in (MoveIt's ``getJacobian`` frame).
+
+        The parent link of the group's first joint, in model order.
+
+        Raises:
+            InvalidArgumentError: The group has no joints.
+            UnknownNameError: Unknown group.
+        """
+        g = self._group(group)
+        if not g.joint_indices.size:
+            raise InvalidArgumentError(f'group {g.name!r} has no joints, so no root link')
+        return self._model.link_names[int(self._model.joint_parent_link[g.joint_indices[0]])]
 
     def compute_variable_velocity(self, group: GroupLike, twist: ArrayLike,
                                   tip: str | None = None,
@@ -1067,10 +1128,11 @@ class RobotState:
             damping: Damped-least-squares λ (0 = MoveIt's pseudo-inverse).
 
         Returns:
-            ``(n,)`` velocities, columns as in :meth:`get_jacobian`.
+            ``(n,)`` velocities, columns as in :meth:`get_jacobian` (the model-frame Jacobian
+            rotated into the tip frame, whatever the group's root link; decisions.md S-rows).
         """
         tip = tip if tip is not None else _tip(self._group(group))
-        J = _jacobian_in_frame(self.get_jacobian(group, tip),
+        J = _jacobian_in_frame(self.get_jacobian_in_model_frame(group, tip),
                                self.get_global_link_transform(tip)[:3, :3])
         return _damped_least_squares(J, _vector(twist, 6, 'twist'), damping)
 
@@ -1233,14 +1295,21 @@ class RobotState:
 
     def distance(self, other: RobotState, group: GroupLike | None = None, *,
                  joint: str | None = None) -> float:
-        """Sum of per-joint distances over the active joints (RS-130, :func:`bounds.distance`).
+        """Configuration distance to ``other`` over the active joints (RS-130).
+
+        MoveIt's ``distance``: for the whole state or a group, each active joint's distance
+        times its distance factor (``model.joint_distance_factors``: 3 for a planar joint, 6 for
+        a floating one, 1 otherwise; :func:`bounds.distance`); for one ``joint``, its plain
+        joint distance (no factor, as in MoveIt). Rotation terms use the SRDF
+        ``angular_distance_weight``; diff-drive planar joints their turn-drive-turn distance.
 
         Raises:
             ModelMismatchError: ``other`` belongs to another model.
         """
         self._check_same_model(other, 'distance')
         return float(bounds.distance(self._model, self._q, other._q,
-                                     self._variables(group, joint)))
+                                     self._variables(group, joint),
+                                     weights=1.0 if joint is not None else None))
 
     def interpolate(self, to: RobotState, t: float, out_state: RobotState | None = None,
                     group: GroupLike | None = None, *, joint: str | None = None
@@ -1392,14 +1461,16 @@ class RobotState:
                 f'dirty collision body transforms: {self.dirty_collision_body_transforms}')
 
     def positions_with_limits(self, group: GroupLike | None = None) -> str:
-        """A bar per bounded single-variable active joint, ``|`` at the value (RS-154).
+        """A bar per single-variable active joint, ``|`` at the value (RS-154).
 
-        MoveIt ``printStatePositionsWithJointLimits``.
+        MoveIt ``printStatePositionsWithJointLimits``: revolute, prismatic and continuous
+        joints (the latter over ``[-π, π]``); multi-DOF and mimic joints are left out.
         """
         header = f'Joint limits for group {_name(group) if group is not None else "(all)"}'
         joints = (self._group(group).active_joint_indices if group is not None
                   else range(self._model.joint_count))
-        body = _format_limit_bars(self._model, self._q, joints)
+        body = _format_limit_bars(self._model, self._q, joints,
+                                  lambda name: self.satisfies_bounds(joint=name))
         return header + ('\n' + body if body else '')
 
     def transforms_info(self) -> str:

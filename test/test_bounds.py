@@ -372,8 +372,12 @@ def test_distance_per_joint_type_by_hand(model: RobotModel) -> None:
         assert d[model.joint_index(joint)] == pytest.approx(value, abs=ROUND_TRIP), joint
     assert d[model.joint_index('finger_b_joint')] == 0.0  # mimic: not counted
     assert d[model.joint_index('tool_joint')] == 0.0  # fixed
-    assert float(bounds.distance(model, q0, q1)) == pytest.approx(sum(expected.values()),
-                                                                   abs=ROUND_TRIP)
+    # MoveIt's distance factors (state-space dimensions): planar 3, floating and rpy 6.
+    factors = {'plane': 3.0, 'float': 6.0, 'rpy': 6.0}
+    assert float(bounds.distance(model, q0, q1)) == pytest.approx(
+        sum(factors.get(j, 1.0) * v for j, v in expected.items()), abs=ROUND_TRIP)
+    assert float(bounds.distance(model, q0, q1, weights=1.0)) == pytest.approx(
+        sum(expected.values()), abs=ROUND_TRIP)
 
 
 def test_distance_weights(model: RobotModel) -> None:
@@ -621,7 +625,7 @@ def test_random_near_with_scalar_distance(model: RobotModel) -> None:
     dj = bounds.joint_distances(model, near, out)
     limit = np.array([d * _per_joint_bound(model, n) for n in model.joint_names])
     assert np.all(dj <= limit + ROUND_TRIP)
-    assert np.all(bounds.distance(model, near, out) <= limit.sum() + ROUND_TRIP)
+    assert np.all(bounds.distance(model, near, out, weights=1.0) <= limit.sum() + ROUND_TRIP)
     scalar = [var(model, n) for n in ('rev', 'slide', 'plane/x', 'rpy/y', 'float/trans_z')]
     assert np.all(np.abs(out[:, scalar] - near[:, scalar]) <= d + EXACT)
     cont = var(model, 'cont')

@@ -721,7 +721,7 @@ def test_jacobian_matches_finite_differences(which: str, group: str, link: str |
     state = RobotState(model, rng=SEED)
     for _ in range(3):
         state.set_to_random_positions()
-        J = state.get_jacobian(group, link, point)
+        J = state.get_jacobian_in_model_frame(group, link, point)
         tip = link if link is not None else model.group(group).tip_link
         assert J.shape == (6, kinematics.velocity_indices_of_joints(
             model, model.group(group).active_joint_indices).size)
@@ -741,7 +741,7 @@ def test_compute_variable_velocity_realizes_the_twist(arm_model: RobotModel) -> 
     twist = np.array([0.05, -0.02, 0.03, 0.1, -0.2, 0.05])
     qdot = state.compute_variable_velocity('arm', twist, damping=0.0)
     R_WT = state.get_global_link_transform('tool0')[:3, :3]
-    J = state.get_jacobian('arm')
+    J = state.get_jacobian_in_model_frame('arm')
     np.testing.assert_allclose(np.concatenate([R_WT.T @ (J @ qdot)[:3], R_WT.T @ (J @ qdot)[3:]]),
                                twist, atol=1e-10)
     damped = state.compute_variable_velocity('arm', twist)
@@ -938,8 +938,11 @@ def test_frame_lookup(arm_model: RobotModel) -> None:
     info = state.get_frame_info('nope')
     assert not info.found and info.link == ''
     np.testing.assert_array_equal(info.X_WF, np.eye(4))
+    # MoveIt getFrameInfo reports the link the body is attached to (tool0), not its rigidly
+    # connected parent (wrist_roll_link, see get_rigidly_connected_parent_link).
     info = state.get_frame_info('obj/tip')
-    assert info.found and info.link == 'wrist_roll_link'
+    assert info.found and info.link == 'tool0'
+    assert state.get_frame_info('tool0').link == 'tool0'
     with pytest.raises(UnknownNameError, match="did you mean 'obj/tip'"):
         state.get_frame_transform('obj/tpi')
     np.testing.assert_array_equal(state.get_frame_transform(arm_model.model_frame), np.eye(4))
@@ -1090,7 +1093,9 @@ def test_printing(arm_model: RobotModel) -> None:
     bars = state.positions_with_limits('arm')
     lines = bars.splitlines()
     assert lines[0] == 'Joint limits for group arm'
-    assert len(lines) == 1 + 5  # wrist_roll_joint is continuous: no bar
+    # MoveIt printStatePositionsWithJointLimits draws continuous joints too (over [-π, π]).
+    assert len(lines) == 1 + 6
+    assert any('wrist_roll_joint' in line and '-3.14159' in line for line in lines)
     pan = next(line for line in lines if 'shoulder_pan_joint' in line)
     assert '\t|---' in pan  # at the lower bound
     state.set_variable_position('lift_joint', 0.5)  # out of [0, 0.35]

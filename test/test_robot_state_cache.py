@@ -82,9 +82,12 @@ def check_every_getter(state: RobotState) -> None:
     check(state.get_collision_body_transforms(), X_WG)
     for j, name in enumerate(model.joint_names):
         check(state.get_joint_pose(name), np.linalg.solve(model.joint_origins[j], X_PC[j]))
+    J_W = kinematics.fold_mimic_columns(model, kinematics.jacobian(
+        model, q, 'tool0', (0.0, 0.0, 0.1)))[:, 4:10]
+    check(state.get_jacobian_in_model_frame('arm', 'tool0', (0.0, 0.0, 0.1)), J_W)
+    R_WR = X_WL[model.link_index(state.get_group_root_link('arm'))][:3, :3]
     check(state.get_jacobian('arm', 'tool0', (0.0, 0.0, 0.1)),
-          kinematics.fold_mimic_columns(model, kinematics.jacobian(
-              model, q, 'tool0', (0.0, 0.0, 0.1)))[:, 4:10])
+          np.concatenate([R_WR.T @ J_W[:3], R_WR.T @ J_W[3:]]))
     for body in state.get_attached_bodies():
         X_WB = X_WL[model.link_index(body.link)] @ body.pose
         check(state.get_frame_transform(body.name), X_WB)

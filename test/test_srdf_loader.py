@@ -28,6 +28,7 @@ from robot_state_core.io.srdf import (
     SrdfEndEffector,
     SrdfGroup,
     SrdfGroupState,
+    SrdfJointProperty,
     SrdfModel,
     SrdfVirtualJoint,
     validate_srdf_against,
@@ -357,12 +358,12 @@ def test_ignored_elements_become_notes_and_logs(caplog: pytest.LogCaptureFixture
             <disable_default_collisions link="a"/>
             <foo_bar/>
         '''), source='notes.srdf')
-    assert len(srdf.notes) == 6
+    assert len(srdf.notes) == 5  # joint_property is parsed (MoveIt uses it), not a note
+    assert srdf.joint_properties == (SrdfJointProperty('j', 'motion_model', 'holonomic'),)
     assert srdf.group('arm').joints == ('j',)
     levels = {r.getMessage().split('<')[1].split('>')[0]: r.levelno for r in caplog.records}
     assert levels == {'frobnicate': logging.WARNING,
                       'link_sphere_approximation': logging.INFO,
-                      'joint_property': logging.INFO,
                       'enable_collisions': logging.WARNING,
                       'disable_default_collisions': logging.WARNING,
                       'foo_bar': logging.WARNING}

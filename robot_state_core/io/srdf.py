@@ -63,7 +63,6 @@ VIRTUAL_JOINT_TYPES = frozenset({'fixed', 'planar', 'floating', 'rpy_floating'})
 _SKIPPED_INFO: dict[str, str] = {
     'link_sphere_approximation': 'sphere approximations of links are not used; collision '
                                  'checking uses the URDF collision geometry',
-    'joint_property': 'joint properties (e.g. a planar joint motion_model) are not used',
     'rotor_params': 'rotor parameters (a Pinocchio extension) are not used',
     'specificities': 'robot specificities (a Pinocchio extension) are not used',
     'gripper': 'HPP grippers are not used; declare an <end_effector> instead',
@@ -171,6 +170,25 @@ class SrdfDisabledCollision:
 
 
 @dataclass(frozen=True, slots=True)
+class SrdfJointProperty:
+    """A ``<joint_property>``: a named setting of one joint (MoveIt reads three of them).
+
+    MoveIt's ``RobotModel`` applies ``angular_distance_weight`` (planar and floating joints),
+    ``motion_model`` (``holonomic`` or ``diff_drive``, planar joints) and
+    ``min_translational_distance`` (planar joints); the robot model interprets the value.
+
+    Attributes:
+        joint_name: The joint (a URDF joint or a virtual joint).
+        property_name: The property name, stripped of surrounding white space.
+        value: The value exactly as written.
+    """
+
+    joint_name: str
+    property_name: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
 class SrdfModel:
     """A parsed SRDF document. Every sequence keeps document order.
 
@@ -182,6 +200,8 @@ class SrdfModel:
         passive_joints: Names of the ``<passive_joint>`` elements.
         end_effectors: Every ``<end_effector>``; names are unique.
         disabled_collisions: Every ``<disable_collisions>`` pair, as written (not deduplicated).
+        joint_properties: Every complete ``<joint_property>``, in document order (srdfdom keeps
+            the last value per joint and property; so does the robot model).
         notes: One message per element skipped on purpose (see the module docstring),
             ``'<source>: line <n>: <tag> ignored: <why>'``.
         source: Where the document came from (a path or ``'<string>'``), for messages.
@@ -196,6 +216,7 @@ class SrdfModel:
     passive_joints: tuple[str, ...] = ()
     end_effectors: tuple[SrdfEndEffector, ...] = ()
     disabled_collisions: tuple[SrdfDisabledCollision, ...] = ()
+    joint_properties: tuple[SrdfJointProperty, ...] = ()
     notes: tuple[str, ...] = ()
     source: str = '<string>'
     warnings: tuple[str, ...] = ()
@@ -379,14 +400,15 @@ class _SrdfParser:
             link1, link2 = self._required(el, 'link1'), self._required(el, 'link2')
             if link1 is not None and link2 is not None:
                 disabled.append(SrdfDisabledCollision(link1, link2, el.get('reason', '')))
+        joint_properties = self._joint_properties(root)
         for el in root:
             if isinstance(el.tag, str) and el.tag not in _HANDLED:
                 self._skip(el)
         return SrdfModel(name=name, groups=tuple(groups.values()), group_states=group_states,
                          virtual_joints=virtual_joints, passive_joints=passive_joints,
                          end_effectors=end_effectors, disabled_collisions=tuple(disabled),
-                         notes=tuple(self.notes), source=self.source,
-                         warnings=tuple(self.warnings))
+                         joint_properties=joint_properties, notes=tuple(self.notes),
+                         source=self.source, warnings=tuple(self.warnings))
 
     def _groups(self, root: etree._Element) -> dict[str, SrdfGroup]:
         """Every valid group, keyed by name, in document order; subgroups are checked."""
@@ -589,6 +611,23 @@ class _SrdfParser:
             effectors[name] = SrdfEndEffector(name, parent_link, group, parent_group)
         return tuple(effectors.values())
 
+    def _joint_properties(self, root: etree._Element) -> tuple[SrdfJointProperty, ...]:
+        """Complete ``<joint_property>`` elements in document order.
+
+        An element without a joint name, property name or value is a problem (srdfdom logs an
+        error and skips it).
+        """
+        found: list[SrdfJointProperty] = []
+        for el in _children(root, 'joint_property'):
+            joint = (el.get('joint_name') or '').strip()
+            name = (el.get('property_name') or '').strip()
+            value = el.get('value')
+            if not joint or not name or value is None:
+                self._problem('<joint_property> needs joint_name, property_name and value', el)
+                continue
+            found.append(SrdfJointProperty(joint, name, value))
+        return tuple(found)
+
     def _required(self, el: etree._Element, attribute: str, outcome: str = '') -> str | None:
         """The attribute's value, or ``None`` (reported) when it is missing or blank."""
         value = el.get(attribute)
@@ -628,7 +667,7 @@ class _SrdfParser:
 
 
 _HANDLED = frozenset({'group', 'group_state', 'virtual_joint', 'passive_joint', 'end_effector',
-                      'disable_collisions'})
+                      'disable_collisions', 'joint_property'})
 
 
 def dependency_order(groups: Mapping[str, SrdfGroup], exclude: Collection[str] = ()
