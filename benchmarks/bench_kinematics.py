@@ -49,7 +49,9 @@ sys.path.insert(0, str(REPO_ROOT / 'test'))
 import robot_corpus  # noqa: E402  (test helper: example-robot-data paths)
 
 from robot_state_core import kinematics as kin  # noqa: E402
+from robot_state_core.planning_scene import PlanningScene  # noqa: E402
 from robot_state_core.robot_model import RobotModel  # noqa: E402
+from robot_state_core.robot_state import RobotState  # noqa: E402
 
 #: (corpus name, label) of the FK robots.
 FK_ROBOTS = (
@@ -738,6 +740,76 @@ def bench_ik(settings: Settings, progress: Progress) -> Section:
     return section
 
 
+#: MoveIt benchmark_ik.cpp method: robot, group, tip, timeout per call [s].
+IK_METHOD = ('panda', 'arm', 'panda_hand_tcp', 0.1)
+
+
+def bench_ik_method(settings: Settings, progress: Progress) -> Section:
+    """MoveIt ``moveit_kinematics/test/benchmark_ik.cpp``'s loop, timed.
+
+    The correctness half is ``test/test_moveit_ik_method_port.py``.
+    """
+    import pinocchio as pin
+
+    key, group, tip, timeout = IK_METHOD
+    n = settings.ik_targets
+    robot = load_robot(key, 'Panda')
+    model = robot.model
+    scene = PlanningScene(model)
+    fid = robot.pm.getFrameId(tip, pin.FrameType.BODY)
+    table = Table(['seed', 'calls', 'time per call mean / median ms', 'failed calls %',
+                   'oracle rejects', 'random states skipped (self-collision) %'])
+    section = Section(
+        f'IK, MoveIt benchmark_ik method, {n:,} calls per seed',
+        "MoveIt's `benchmark_ik.cpp` loop on example-robot-data's Panda, group "
+        f'`{group}`, tip `{tip}`: `set_to_random_positions("{group}")`; skip the state if '
+        '`PlanningScene.check_collision` (robot only: self-collision) reports a collision; '
+        'record the tip pose; reset the seed (`default`: `set_to_default_values()`, '
+        "MoveIt's `reset_to_default=true`; `random`: a random group configuration); time "
+        f'`set_from_ik("{group}", X, "{tip}", {timeout:g})` around the call. Failed = the '
+        'call returned False; oracle rejects = returned True but Pinocchio FK of the solution '
+        f'is off by more than {IK_POSITION_TOL:g} m or {IK_ROTATION_TOL:g} rad.',
+        [table])
+    for seed_mode in ('default', 'random'):
+        rng = np.random.default_rng(settings.seed + 7)
+        state = RobotState(model, rng=settings.seed)
+        times: list[float] = []
+        failed = rejected = skipped = 0
+        while len(times) < n:
+            state.set_to_random_positions(group, rng=rng)
+            if scene.check_collision(state).collision:
+                skipped += 1
+                continue
+            X = state.get_global_link_transform(tip).copy()
+            if seed_mode == 'default':
+                state.set_to_default_values()
+            else:
+                state.set_to_random_positions(group, rng=rng)
+            t0 = time.perf_counter()
+            found = state.set_from_ik(group, X, tip, timeout)
+            times.append(time.perf_counter() - t0)
+            if not found:
+                failed += 1
+                continue
+            pin.framesForwardKinematics(robot.pm, robot.pd, robot.pmap.q(np.array(
+                state.positions)))
+            M = robot.pd.oMf[fid]
+            if (np.linalg.norm(M.translation - X[:3, 3]) > IK_POSITION_TOL
+                    or rotation_angle(X[:3, :3].T @ M.rotation) > IK_ROTATION_TOL):
+                rejected += 1
+        table.add(seed_mode, f'{n:,}',
+                  f'{fmt_ms(statistics.fmean(times))} / {fmt_ms(statistics.median(times))}',
+                  fmt_pct(failed / n), str(rejected), fmt_pct(skipped / (skipped + n)))
+        progress.step(f'ik method   {key:<10} seed {seed_mode}: mean '
+                      f'{fmt_ms(statistics.fmean(times))} ms, failed {fmt_pct(failed / n)}%, '
+                      f'skipped {fmt_pct(skipped / (skipped + n))}%')
+    section.notes.append('MoveIt prints these three numbers per group ("Summary for group"); '
+                         "it loads moveit_resources' Panda, whose `panda_arm` ends at "
+                         '`panda_link8` (KDL plugin), so the numbers are not comparable with '
+                         "MoveIt's, only between runs here.")
+    return section
+
+
 # ---------------------------------------------------------------------------- memory
 
 
@@ -957,6 +1029,7 @@ def run(settings: Settings, progress: Progress, parts: Sequence[str] = PARTS) ->
         sections.append(bench_jacobian(robots, settings, progress))
     if 'ik' in parts:
         sections.append(bench_ik(settings, progress))
+        sections.append(bench_ik_method(settings, progress))
     if 'memory' in parts:
         sections.append(bench_memory(settings, progress))
     return sections
