@@ -280,6 +280,16 @@ def test_mimic_group_updated_links_follow_moveit_roots(one_robot: RobotModel) ->
     assert one_robot.group('mim_joints').updated_link_model_names == ()
 
 
+def test_chain_detection_is_ours(one_robot: RobotModel) -> None:
+    """Our ``is_chain`` (decisions.md S-row): a declared ``<chain>`` or an unbroken joint path.
+
+    MoveIt's ``isChain`` also accepts fixed joints outside the group between two group joints,
+    so ``base_from_joints`` (``joint_b`` missing) is a chain there, not here.
+    """
+    assert not one_robot.group('base_from_joints').is_chain
+    assert one_robot.group('base_from_base_to_tip').is_chain
+
+
 # ------------------------------------------------------------------------------ bounds
 
 
@@ -460,6 +470,8 @@ def test_distance_factors_are_state_space_dimensions() -> None:
     assert sa.distance(sb, 'all') == pytest.approx(3 * math.sqrt(2) + 0.5, abs=EPSILON)
     assert sa.distance(sb, joint='base_joint') == pytest.approx(math.sqrt(2), abs=EPSILON)
     assert sa.distance(sb, joint='j') == pytest.approx(0.5, abs=EPSILON)
+    # rpy_floating is not a MoveIt type; it counts like floating (6 state-space dimensions).
+    np.testing.assert_array_equal(_base('rpy_floating').joint_distance_factors, [6.0, 1.0])
     floating = _base('floating')
     np.testing.assert_array_equal(floating.joint_distance_factors, [6.0, 1.0])
     half_turn = {'base_joint/rot_z': math.sin(0.25), 'base_joint/rot_w': math.cos(0.25)}
@@ -539,9 +551,10 @@ def test_joint_properties_are_as_lenient_as_moveit() -> None:
                         ('base_joint', 'frobnicate', '1'),
                         ('base_joint', 'angular_distance_weight', 'abc'),
                         ('base_joint', 'angular_distance_weight', 'nan'),
+                        ('base_joint', 'angular_distance_weight', '-1'),
                         ('base_joint', 'angular_distance_weight', '0.25 rad')])
     model = _base('planar', props)
-    assert len(model.srdf_warnings) == 8
+    assert len(model.srdf_warnings) == 9
     np.testing.assert_array_equal(model.joint_angular_distance_weights, [0.25, 1.0])
     assert model.joint_motion_models == ('holonomic', '')
 
@@ -569,6 +582,8 @@ def test_rigidly_connected_parent(one_robot: RobotModel) -> None:
         'object', 'link_b', pose=pose_from_xyz_rpy([1, 0, 0], [0, 0, 0]),
         subframes={'subframe': pose_from_xyz_rpy([0, 0, 1], [0, 0, 0])}))
     assert state.get_rigidly_connected_parent_link('object') == 'link_a'
+    # A body without shapes is a known frame here; MoveIt's knowsFrameTransform says false.
+    assert state.knows_frame_transform('object')
     assert state.get_rigidly_connected_parent_link('object/subframe') == 'link_a'
     transform = np.linalg.solve(X_WA, state.get_frame_transform('object/subframe'))
     # transform from link_b to object/subframe is (1 0 1)
