@@ -545,7 +545,7 @@ class RobotModel:
             eefs.append(EndEffector(e.name, e.parent_link, e.group, parent))
         self.end_effectors = tuple(sorted(eefs, key=lambda e: e.name))
         joint_set_of = {name: set(indices) for name, indices in joint_sets.items()}
-        descendants = self._joint_descendant_links()
+        descendants = self._joint_descendants()
         for name in sorted(joint_sets):  # MoveIt orders groups by name
             timeout = float(kinematics.get(name, {}).get('kinematics_solver_timeout',
                                                            DEFAULT_IK_TIMEOUT))
@@ -770,13 +770,17 @@ class RobotModel:
                        f'(read {value})', True)
         return value
 
-    def _joint_descendant_links(self) -> list[frozenset[int]]:
-        """Per joint, the links it moves: MoveIt ``RobotModel::computeDescendants``.
+    def _joint_descendants(self) -> tuple[list[int], list[int], list[int]]:
+        """MoveIt ``RobotModel::computeDescendants`` as intervals of one depth-first sweep.
 
-        One depth-first sweep from the root visits each joint once; at a joint it goes down the
-        child joints, then to the joints that mimic it. Every joint on the current path gains
-        the visited joint's child link. (So a mimic joint reached through its source first
-        counts among the source's descendants, exactly as in MoveIt.)
+        The sweep starts at the root and visits each joint once; at a joint it goes down the
+        child joints, then to the joints that mimic it. A joint's descendants are the joints
+        visited while it is on the path: ``order[enter[j]:leave[j]]`` (``j`` first). So a mimic
+        joint reached through its source before the tree reaches it counts among the source's
+        descendants, exactly as in MoveIt. O(J) time and memory.
+
+        Returns:
+            ``(order, enter, leave)``: the visit order and each joint's interval in it.
         """
         J = self.joint_count
         children: list[list[int]] = [[] for _ in range(self.link_count)]
@@ -785,27 +789,27 @@ class RobotModel:
         requests: list[list[int]] = [[] for _ in range(J)]
         for v, src in zip(self.mimic_variable.tolist(), self.mimic_source.tolist(), strict=True):
             requests[int(self.variable_joint[src])].append(int(self.variable_joint[v]))
-        found: list[set[int]] = [set() for _ in range(J)]
-        seen: set[int] = set()
-        path: list[int] = []
+        order: list[int] = []
+        enter, leave = [0] * J, [0] * J
+        seen = [False] * J
         stack: list[tuple[int, bool]] = [(j, True) for j in reversed(children[0])]
-        while stack:  # iterative DFS: deep chains must not hit the recursion limit
+        while stack:  # iterative: deep chains must not hit the recursion limit
             j, entering = stack.pop()
             if not entering:
-                path.pop()
+                leave[j] = len(order)
                 continue
-            if j in seen:
+            if seen[j]:
                 continue
-            seen.add(j)
-            child = int(self.joint_child_link[j])
-            for p in (*path, j):
-                found[p].add(child)
-            path.append(j)
+            seen[j] = True
+            enter[j] = len(order)
+            order.append(j)
             stack.append((j, False))
+            child = int(self.joint_child_link[j])
             stack.extend((k, True) for k in reversed(children[child] + requests[j]))
-        return [frozenset(f) for f in found]
+        return order, enter, leave
 
-    def _updated_links(self, joint_indices: Sequence[int], descendants: list[frozenset[int]]
+    def _updated_links(self, joint_indices: Sequence[int],
+                       descendants: tuple[list[int], list[int], list[int]]
                        ) -> tuple[str, ...]:
         """MoveIt ``JointModelGroup::getUpdatedLinkModelNames`` of a group, model link order.
 
@@ -813,6 +817,7 @@ class RobotModel:
         whose ancestors is an active group joint (an ancestor mimic joint counts through its
         source, MoveIt's ``includesParent``).
         """
+        order, enter, leave = descendants
         members = set(joint_indices)
         mimic_source = {int(self.variable_joint[v]): int(self.variable_joint[s])
                         for v, s in zip(self.mimic_variable.tolist(),
@@ -833,9 +838,10 @@ class RobotModel:
                         active(src) or has_active_ancestor(src, visited | {src})):
                     return True
 
-        roots = [j for j in sorted(members) if active(j) and not has_active_ancestor(j)]
-        links = sorted(set().union(*(descendants[j] for j in roots)))
-        return tuple(self.link_names[i] for i in links)
+        links = {int(self.joint_child_link[order[k]])
+                 for j in sorted(members) if active(j) and not has_active_ancestor(j)
+                 for k in range(enter[j], leave[j])}
+        return tuple(self.link_names[i] for i in sorted(links))
 
     # ------------------------------------------------------------------ lookups
 
