@@ -984,22 +984,30 @@ class RobotState:
 
     # ------------------------------------------------------------------ frames
 
-    def _frame(self, name: str) -> tuple[FloatArray, str] | None:
-        """``(X_WF, link)`` of a frame as MoveIt's ``getFrameInfo`` resolves it; None if unknown.
+    def _resolve_frame(self, name: str) -> tuple[str, AttachedBody | None, str] | None:
+        """``(link, body, subframe)`` of a frame as MoveIt's ``getFrameInfo`` resolves it.
 
-        ``link`` is the link itself for a link, the attach link for a body or a subframe.
+        ``link`` is the link itself for a link (``body`` None), the attach link for a body
+        (``subframe`` ``''``) or one of its subframes; None if unknown. No kinematics.
         """
         name = name.lstrip('/')
         if self._model.has_link(name):
-            return self._links()[self._model.link_index(name)], name
+            return name, None, ''
         owner = _attached_owner(self._attached, name)
-        if owner is None:
+        return None if owner is None else (owner[0].link, owner[0], owner[1])
+
+    def _frame(self, name: str) -> tuple[FloatArray, str] | None:
+        """``(X_WF, link)`` of a frame (see :meth:`_resolve_frame`); None if unknown."""
+        found = self._resolve_frame(name)
+        if found is None:
             return None
+        link, body, sub = found
+        if body is None:
+            return self._links()[self._model.link_index(link)], link
         self._collision()
-        body, sub = owner
         poses = self._attached_poses[body.name]
         X_WF = poses.subframe(sub) if sub else poses.X_WB
-        return None if X_WF is None else (X_WF, body.link)
+        return None if X_WF is None else (X_WF, link)
 
     def get_frame_transform(self, name: str) -> FloatArray:
         """``X_WF`` of a link, an attached body, or ``'<body>/<subframe>'`` (RS-125).
@@ -1029,7 +1037,7 @@ class RobotState:
 
     def knows_frame_transform(self, name: str) -> bool:
         """Whether :meth:`get_frame_transform` knows ``name`` (RS-127)."""
-        return self._frame(name) is not None
+        return self._resolve_frame(name) is not None
 
     def _known_frames(self) -> list[str]:
         subs = [f'{n}/{s}' for n, b in self._attached.items() for s in b.subframes]
@@ -1045,11 +1053,11 @@ class RobotState:
         Raises:
             UnknownNameError: Unknown frame.
         """
-        found = self._frame(frame)
+        found = self._resolve_frame(frame)
         if found is None:
             raise UnknownNameError(frame, 'frame', self._known_frames())
         return self._model.link_names[int(
-            self._plan.rigid_parent[self._model.link_index(found[1])])]
+            self._plan.rigid_parent[self._model.link_index(found[0])])]
 
     # ------------------------------------------------------------------ Jacobians
 
