@@ -36,8 +36,9 @@ TIMEOUT = 0.1
 '''benchmark_ik.cpp: ``setFromIK(group, pose, tip, 0.1)`` [s].'''
 SAMPLES = 50
 '''Valid random states per seed mode (benchmark_ik's ``--num`` is 100 000 by default).'''
-MIN_SUCCESS = 0.98
-'''Share of calls that must succeed (49 of 50; 200 of 200 did when this was written).'''
+MIN_SUCCESS = 0.96
+'''Share of calls that must succeed: 48 of 50 (200 of 200 did when this was written; the
+margin is for a loaded machine stalling a call past its wall-clock timeout).'''
 POSITION_TOL = 1e-4
 '''Solution tip position error [m] accepted (the solver converges to 1e-5 m).'''
 ROTATION_TOL = 1e-3
