@@ -1047,8 +1047,8 @@ class RobotState:
         """The nearest link reached from ``frame`` through fixed joints only (RS-119).
 
         ``frame`` is a link, an attached body or a subframe, resolved like
-        :meth:`get_frame_info` (names containing ``/`` included; MoveIt splits at the first
-        ``/`` here, decisions.md S-rows).
+        :meth:`get_frame_info` (names containing ``/`` included, as in MoveIt since 2.11;
+        leading ``/`` dropped, decisions.md S5).
 
         Raises:
             UnknownNameError: Unknown frame.

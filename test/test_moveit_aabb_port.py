@@ -77,7 +77,8 @@ def test_pr2_whole_robot_box_against_an_oracle(pr2: tuple[RobotModel, Any]) -> N
     Other files than MoveIt's, so other numbers; at the default pose and at a random one.
 
     Equal to the exact box from Pinocchio's geometry placements and Coal's mesh vertices, and
-    inside the box of MoveIt's per-link method (strictly, once links are turned).
+    strictly inside the box of MoveIt's per-link method (the default pose bends the elbows:
+    MoveIt's default is the middle of the soft limits when 0 is outside them).
     """
     pin = pytest.importorskip('pinocchio')
     model, robot = pr2
@@ -117,7 +118,7 @@ def test_pr2_whole_robot_box_against_an_oracle(pr2: tuple[RobotModel, Any]) -> N
         moveit_gap.append(max(np.max(ours[0::2] - m_lo), np.max(m_hi - ours[1::2])))
         for group in ('arms', 'torso', 'head'):  # not the base: Pinocchio's model has no
             state.set_to_random_positions(group, rng=np.random.default_rng(7))  # world_joint
-    assert moveit_gap[0] < ORACLE_TOL < 1e-3 < moveit_gap[1]
+    assert min(moveit_gap) > 1e-3  # elbows and wrists are turned in both poses
 
 
 SIMPLE_URDF = f'''<?xml version="1.0"?>

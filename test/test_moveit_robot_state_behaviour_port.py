@@ -3,9 +3,11 @@
 Origin, unless a test names another: ``moveit/moveit2``,
 ``moveit_core/robot_state/test/robot_state_test.cpp`` (fixture ``OneRobot``: ``MODEL2`` and
 ``SMODEL2`` below are its inputs; the ``getJacobian`` tests bring their own URDFs). The
-``rigidlyConnectedParent`` transform checks come from the ``moveit/moveit`` (ROS 1) copy of the
-same file. Where MoveIt's tests have no case, the expectation is derived from MoveIt's source
-(the function is named in the test) or from an independent oracle (Pinocchio, closed forms).
+``link/with/slash`` link of the fixture and the ``rigidlyConnectedParent`` transform and slash
+checks come from the newer text of the same file in ``moveit/moveit`` (master), which the
+stored moveit2 copy predates. Where MoveIt's tests have no case, the expectation is derived
+from MoveIt's source (the function is named in the test) or from an independent oracle
+(Pinocchio, closed forms).
 
 This file holds the behaviour half of the port (bounds, interpolation, distance, Jacobians,
 frames, groups); loading and FK live in ``test_moveit_robot_state_port.py``.
@@ -148,13 +150,13 @@ soft_upper_limit="0.089"/>
     <geometry><box size="1 2 1" /></geometry>
   </visual>
 </link>
+<link name="link/with/slash" />
+<joint name="joint_link_with_slash" type="fixed">
+  <parent link="base_link"/>
+  <child link="link/with/slash"/>
+  <origin rpy="0 0 0" xyz="0 0 0"/>
+</joint>
 </robot>'''
-
-# The group robot_state_test.cpp expects RobotModel to drop (its subgroup does not exist).
-BAD_SUBGROUP = '''<group name="base_with_bad_subgroups">
-<group name="error"/>
-</group>
-'''
 
 # robot_state_test.cpp, fixture OneRobot, SMODEL2 (verbatim).
 SMODEL2 = '''<?xml version="1.0" ?>
@@ -182,54 +184,31 @@ type="planar"/>
 <chain base_link="base_link" tip_link="link_e"/>
 <joint name="base_joint"/>
 </group>
-''' + BAD_SUBGROUP + '''</robot>'''
+<group name="base_with_bad_subgroups">
+<group name="error"/>
+</group>
+</robot>'''
 
 
 @pytest.fixture(scope='module')
 def one_robot() -> RobotModel:
-    """The OneRobot model.
-
-    OneRobot without ``base_with_bad_subgroups``: our SRDF loader still refuses a group
-    whose subgroup is unknown (MoveIt drops the group), see the xfail test below.
-    """
-    return RobotModel.from_urdf_string(MODEL2, SMODEL2.replace(BAD_SUBGROUP, ''))
-
-
-@pytest.mark.xfail(strict=True, reason='needs loader fix on branch moveit-load')
-def test_onerobot_srdf_loads_verbatim() -> None:
-    """OneRobot.FK: ``getJointModelGroup("base_with_bad_subgroups") == nullptr``."""
-    model = RobotModel.from_urdf_string(MODEL2, SMODEL2)
-    assert not model.has_group('base_with_bad_subgroups')
+    """The OneRobot model (SRDF verbatim: the loader drops ``base_with_bad_subgroups``)."""
+    return RobotModel.from_urdf_string(MODEL2, SMODEL2)
 
 
 # ------------------------------------------------------------------------------ groups
 
 
-def test_onerobot_group_joints_links_and_updated_links(one_robot: RobotModel) -> None:
-    """OneRobot.FK, group part: joint lists, link lists and updated links (sizes and names)."""
-    g_one = one_robot.group('base_from_joints')
-    g_two = one_robot.group('base_from_base_to_tip')
-    g_three = one_robot.group('base_with_subgroups')
-    g_mim = one_robot.group('mim_joints')
-    # joint_b is a fixed joint, so no one should have it (MoveIt's comment; g_two lists it
-    # because its chain runs through joint_b).
-    assert len(g_one.joint_names) == 3
-    assert len(g_two.joint_names) == 3
-    assert len(g_three.joint_names) == 4
-    assert len(g_mim.joint_names) == 2
-    # only the links in between the joints, and the children of the leafs
-    assert len(g_one.link_names) == 3
-    assert len(g_two.link_names) == 3
-    assert len(g_three.link_names) == 4
-    assert sorted(g_one.joint_names) == ['base_joint', 'joint_a', 'joint_c']
-    assert sorted(g_two.joint_names) == ['base_joint', 'joint_a', 'joint_b']
-    assert sorted(g_three.joint_names) == ['base_joint', 'joint_a', 'joint_b', 'joint_c']
-    # but they should have the same links to be updated
-    for group in (g_one, g_two, g_three):
-        assert len(group.updated_link_model_names) == 6
-        assert group.updated_link_model_names[:4] == ('base_link', 'link_a', 'link_b',
-                                                      'link_c')
-    assert g_mim.variable_count == 2
+def test_onerobot_updated_links(one_robot: RobotModel) -> None:
+    """OneRobot.FK (moveit master text): ``getUpdatedLinkModelNames()``.
+
+    The joint and link lists are checked in ``test_moveit_robot_state_port.py``.
+    """
+    # "but they should have the same links to be updated"
+    updated_link_model_names = ('base_link', 'link_a', 'link_b', 'link_c', 'link_d', 'link_e',
+                                'link/with/slash')
+    for name in ('base_from_joints', 'base_from_base_to_tip', 'base_with_subgroups'):
+        assert one_robot.group(name).updated_link_model_names == updated_link_model_names
 
 
 def test_group_link_list_excludes_the_chain_base(one_robot: RobotModel) -> None:
@@ -311,24 +290,6 @@ def test_onerobot_bounds(one_robot: RobotModel) -> None:
     state.enforce_bounds()
     assert state.get_variable_position('joint_a') == pytest.approx(-3.083185, abs=1e-3)
     assert state.satisfies_bounds(joint='joint_a')
-
-
-def test_onerobot_mimic_values(one_robot: RobotModel) -> None:
-    """OneRobot.FK, mimic part: every setter keeps ``mim_f = 1.5 joint_f + 0.1``."""
-    state = RobotState(one_robot, rng=1)
-    state.set_to_default_values()
-    state.set_variable_position('joint_f', 1.0)
-    assert state.get_variable_position('joint_f') == 1.0
-    assert state.get_variable_position('mim_f') == 1.6
-    assert state.dirty_link_transforms
-    gstate = state.get_joint_group_positions('mim_joints')
-    assert gstate.shape == (2,)
-    state.set_to_random_positions('mim_joints')
-    joint_f = state.get_variable_position('joint_f')
-    assert state.get_variable_position('mim_f') == pytest.approx(1.5 * joint_f + 0.1, abs=1e-8)
-    state.set_joint_group_positions('mim_joints', gstate)
-    assert state.get_variable_position('joint_f') == 1.0
-    assert state.get_variable_position('mim_f') == 1.6
 
 
 def test_print_current_position_with_joint_limits(one_robot: RobotModel) -> None:
@@ -563,13 +524,13 @@ def test_joint_properties_are_as_lenient_as_moveit() -> None:
 
 
 def test_rigidly_connected_parent(one_robot: RobotModel) -> None:
-    """OneRobot.rigidlyConnectedParent.
+    """OneRobot.rigidlyConnectedParent, moveit master text.
 
-    OneRobot.rigidlyConnectedParent (moveit2), with the transforms of the moveit (ROS 1)
-    version computed from the frame poses. MoveIt returns nullptr for unknown frames; ours
-    raises UnknownNameError.
+    MoveIt returns the transforms through an out-parameter; here they come from the frame
+    poses. MoveIt returns nullptr for unknown frames; ours raises UnknownNameError.
     """
     state = RobotState(one_robot)
+    state.set_to_default_values()
     # link_e is its own rigidly-connected parent; link_b is rigidly connected to link_a
     assert state.get_rigidly_connected_parent_link('link_e') == 'link_e'
     assert state.get_rigidly_connected_parent_link('link_b') == 'link_a'
@@ -592,6 +553,14 @@ def test_rigidly_connected_parent(one_robot: RobotModel) -> None:
     for bad in ('no_object', 'object/no_subframe', '', 'object/', '/'):
         with pytest.raises(UnknownNameError):
             state.get_rigidly_connected_parent_link(bad)
+    # link names with '/' should still work as before
+    assert one_robot.has_link('link/with/slash')
+    assert state.get_rigidly_connected_parent_link('link/with/slash') == 'base_link'
+    # the last /-separated component of an object might be a subframe
+    state.attach_body(AttachedBody.create(
+        'object/with/slash', 'link/with/slash', pose=pose_from_xyz_rpy([1, 0, 0], [0, 0, 0]),
+        subframes={'sub/frame': pose_from_xyz_rpy([0, 0, 1], [0, 0, 0])}))
+    assert state.get_rigidly_connected_parent_link('object/with/slash/sub/frame') == 'base_link'
 
 
 def test_subframes_of_a_body_whose_name_contains_slashes(one_robot: RobotModel) -> None:
@@ -642,9 +611,8 @@ def test_ambiguous_subframe_resolves_like_moveit(one_robot: RobotModel) -> None:
 
 # ------------------------------------------------------------------------------ Jacobians
 
-# robot_state_test.cpp getJacobian.* fixtures. MoveIt's raw strings start with white space
-# before the XML declaration; tinyxml2 skips it, our parser does not (see the xfail test), so
-# they start at the declaration here. Joint elements are verbatim, one per line.
+# robot_state_test.cpp getJacobian.* fixtures, as MoveIt's raw strings write them (a newline
+# and indentation before the XML declaration). Joint elements verbatim, one per line.
 
 
 def _revolute(name: str, axis: str, parent: str, child: str, xyz: str, kind: str = 'revolute',
@@ -655,7 +623,8 @@ def _revolute(name: str, axis: str, parent: str, child: str, xyz: str, kind: str
 
 
 def _robot(*parts: str) -> str:
-    return '<?xml version="1.0" ?>\n<robot name="one_robot">\n' + ''.join(parts) + '</robot>'
+    return ('\n      <?xml version="1.0" ?>\n<robot name="one_robot">\n' + ''.join(parts)
+            + '</robot>\n    ')
 
 
 def _links(*names: str) -> str:
@@ -723,9 +692,10 @@ JACOBIAN_CHECKS: dict[str, list[tuple[list[float], list[float]]]] = {
 
 
 def _jacobian_model(case: str) -> RobotModel:
-    srdf = ('<?xml version="1.0" ?>\n<robot name="one_robot">\n<group name="base_to_tip">\n'
+    srdf = ('\n      <?xml version="1.0" ?>\n<robot name="one_robot">\n'
+            '<group name="base_to_tip">\n'
             + ''.join(f'<joint name="{j}"/>\n' for j in JACOBIAN_GROUP[case])
-            + '</group>\n</robot>')
+            + '</group>\n</robot>\n      ')
     return RobotModel.from_urdf_string(JACOBIAN_URDF[case], srdf)
 
 
@@ -792,16 +762,6 @@ def _pinocchio_jacobian_in_root(model: RobotModel, urdf: str, state: RobotState,
                            for j in g.active_joint_indices])
     out: np.ndarray = J_R[:, cols]
     return out
-
-
-@pytest.mark.xfail(strict=True, reason='needs loader fix on branch moveit-load')
-def test_jacobian_urdf_with_white_space_before_the_declaration_loads() -> None:
-    """getJacobian.*: the URDFs as MoveIt's raw strings write them.
-
-    getJacobian.*: MoveIt's raw-string URDFs open with a newline and indentation before
-    ``<?xml ...?>``, which urdfdom (tinyxml2) accepts.
-    """
-    RobotModel.from_urdf_string('\n      ' + JACOBIAN_URDF['GroupNotAtOrigin'])
 
 
 @pytest.mark.parametrize('case', list(JACOBIAN_URDF))
