@@ -7,10 +7,13 @@ Sub-commands:
     ik       solve IK for a group and a target pose (JSON).
     collide  collision check of a configuration, with contacts (JSON).
     gen-acm  sample configurations and write SRDF <disable_collisions> (MoveIt Setup Assistant).
+    view     serve a browser page showing the robot (sliders, IK gizmos, live collisions).
+    snapshot write a PNG of a configuration, drawn by that page in a headless browser.
 
 Configurations are given as ``--positions '{"joint": value, ...}'`` (JSON, MoveIt variable
 names) and/or ``--state NAME`` (an SRDF named state); unspecified variables take the defaults.
-ROS is imported only by ``run``; every other command works without a ROS installation.
+ROS is imported only by ``run`` and ``view --ros``; every other command works without a ROS
+installation.
 """
 
 from __future__ import annotations
@@ -20,13 +23,18 @@ from collections import Counter
 import json
 from pathlib import Path
 import sys
+import time
 from typing import Any
 
 import numpy as np
 
 from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
-from robot_state_core.errors import RobotStateCoreError
+from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
 from robot_state_core.robot_model import RobotModel
+from robot_state_core.transforms import pose_from_xyz_rpy
+from robot_state_core.viewer.app import RobotViewer
+from robot_state_core.viewer.browser import HeadlessBrowser
+from robot_state_core.viewer.snapshot import page_screenshot
 
 
 def _cmd_run(ns: argparse.Namespace) -> int:
@@ -163,6 +171,75 @@ def _cmd_gen_acm(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _viewer_for(ns: argparse.Namespace, **kwargs: Any) -> RobotViewer:
+    """A viewer showing the configuration and boxes of ``ns`` (state checked before serving)."""
+    model, state = _model_and_state(ns)
+    boxes = [[float(v) for v in box] for box in ns.box or []]
+    for box in boxes:
+        if len(box) != 6 or any(v <= 0 for v in box[3:]):
+            raise InvalidArgumentError(f'--box takes x y z sx sy sz (sizes > 0), got {box}')
+    viewer = RobotViewer(model, **kwargs)
+    try:
+        viewer.set_positions(dict(zip(model.variable_names, state.positions.tolist(),
+                                      strict=True)))
+        for k, box in enumerate(boxes):
+            viewer.add_box(f'box_{k + 1}', box[3:], pose_from_xyz_rpy(box[:3], (0, 0, 0)))
+    except BaseException:
+        viewer.stop()
+        raise
+    return viewer
+
+
+def _print_viewer_summary(viewer: RobotViewer) -> None:
+    status = viewer.collision_status
+    print(f"robot '{viewer.model.name}': {viewer.model.link_count} links; collision: "
+          f"{'yes (' + ', '.join(status.colliding_links) + ')' if status.collision else 'no'}; "
+          f'minimum distance {status.min_distance:.4f} m', file=sys.stderr)
+    for w in viewer.warnings:
+        print(f'warning: {w}', file=sys.stderr)
+
+
+def _cmd_view(ns: argparse.Namespace) -> int:
+    viewer = _viewer_for(ns, host=ns.host, port=ns.port, follow=ns.ros)
+    try:
+        print(f'viewer: {viewer.url}', flush=True)
+        _print_viewer_summary(viewer)
+        if ns.ros:
+            from robot_state_core.ros.viewer_node import follow_ros  # ROS only here
+
+            return follow_ros(viewer, duration=ns.duration, frame_prefix=ns.frame_prefix)
+        deadline = None if ns.duration is None else time.monotonic() + ns.duration
+        while deadline is None or time.monotonic() < deadline:
+            time.sleep(0.1 if deadline is None else max(0.0, min(0.1, deadline
+                                                                 - time.monotonic())))
+        return 0
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        viewer.stop()
+
+
+def _cmd_snapshot(ns: argparse.Namespace) -> int:
+    try:
+        width, height = (int(v) for v in ns.size.lower().split('x'))
+    except ValueError:
+        print(f'robot-state-core snapshot: --size takes WxH (e.g. 800x600), got {ns.size!r}',
+              file=sys.stderr)
+        return 2
+    viewer = _viewer_for(ns, port=0, controls=False)
+    try:
+        with HeadlessBrowser(width, height) as browser:
+            shot = page_screenshot(viewer, browser, timeout=ns.timeout)
+        Path(ns.output).write_bytes(shot.png)
+        _print_viewer_summary(viewer)
+        print(f'wrote {ns.output} ({shot.width}x{shot.height}, {len(shot.png) / 1024:.0f} kB, '
+              f'{100 * shot.foreground_fraction:.1f} % foreground) in {shot.shown_s:.1f} s',
+              file=sys.stderr)
+        return 0
+    finally:
+        viewer.stop()
+
+
 def _add_configuration_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--urdf', help='URDF file (default: the embedded default robot)')
     p.add_argument('--srdf', help="SRDF file (default: the embedded robot's, if no --urdf)")
@@ -230,6 +307,32 @@ def build_parser() -> argparse.ArgumentParser:
     p_acm.add_argument('--seed', type=int, default=0, help='random seed (default 0)')
     p_acm.add_argument('--output', help='write to this file instead of stdout')
     p_acm.set_defaults(func=_cmd_gen_acm)
+    p_view = sub.add_parser('view', help='serve a browser page showing the robot')
+    _add_configuration_arguments(p_view)
+    p_view.add_argument('--box', nargs=6, action='append', metavar=('X', 'Y', 'Z', 'SX', 'SY',
+                                                                      'SZ'),
+                        help='add a world box at x y z with edges sx sy sz [m]; repeatable')
+    p_view.add_argument('--port', type=int, default=8080,
+                        help='HTTP port (default 8080; the next free one if taken)')
+    p_view.add_argument('--host', default='127.0.0.1',
+                        help='address to listen on (default 127.0.0.1; 0.0.0.0 for all)')
+    p_view.add_argument('--ros', action='store_true',
+                        help='follow /joint_states and collision_object (an RViz stand-in)')
+    p_view.add_argument('--frame-prefix', default='',
+                        help='with --ros: prefix of frame ids in collision objects')
+    p_view.add_argument('--duration', type=float, default=None,
+                        help='stop after this many seconds (default: run until Ctrl-C)')
+    p_view.set_defaults(func=_cmd_view)
+    p_snap = sub.add_parser('snapshot', help='write a PNG of a configuration (headless browser)')
+    _add_configuration_arguments(p_snap)
+    p_snap.add_argument('--box', nargs=6, action='append', metavar=('X', 'Y', 'Z', 'SX', 'SY',
+                                                                      'SZ'),
+                        help='add a world box at x y z with edges sx sy sz [m]; repeatable')
+    p_snap.add_argument('--output', required=True, help='PNG file to write')
+    p_snap.add_argument('--size', default='800x600', help='image size WxH (default 800x600)')
+    p_snap.add_argument('--timeout', type=float, default=90.0,
+                        help='seconds to wait for the page to draw (default 90)')
+    p_snap.set_defaults(func=_cmd_snapshot)
     return parser
 
 

@@ -1,0 +1,8 @@
+"""Browser viewer (application layer over the core): ``robot-state-core view`` / ``snapshot``.
+
+* :mod:`~robot_state_core.viewer.scene_meshes`: visual/collision elements as triangles.
+* :mod:`~robot_state_core.viewer.app`: :class:`RobotViewer`, the viser page.
+* :mod:`~robot_state_core.viewer.browser`: headless Chromium (DevTools protocol) for snapshots.
+
+The ROS side of ``view --ros`` lives in :mod:`robot_state_core.ros.viewer_node`.
+"""

@@ -1,0 +1,203 @@
+"""Triangle meshes of a robot's visual and collision elements, for drawing (no browser here).
+
+Each URDF ``<visual>`` / ``<collision>`` element becomes one :class:`ElementMesh`: triangles in
+the element frame E, the element pose ``X_LE`` in its link frame and an RGBA colour. Mesh files
+are read by the core (:func:`robot_state_core.geometry.meshes.load_mesh`: STL, OBJ, DAE, ...
+with the description's scale, after the loader resolved ``package://`` and ``file://`` URIs);
+primitives are triangulated by trimesh.
+
+A visual mesh that cannot be drawn (unresolved URI, missing, unreadable or corrupt file) never
+stops the viewer: it is replaced by a box (:attr:`ElementMesh.placeholder`) and a warning that
+names the link and the file is returned alongside. The box is the bounding box of the link's
+collision geometry when that can be read, else a 5 cm cube at the element origin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+import numpy as np
+from numpy.typing import NDArray
+import trimesh
+
+from robot_state_core.errors import RobotStateCoreError
+from robot_state_core.geometry import meshes
+from robot_state_core.geometry.shapes import (
+    Box,
+    Capsule,
+    Cone,
+    Convex,
+    Cylinder,
+    HalfSpace,
+    Mesh,
+    Shape,
+    Sphere,
+)
+from robot_state_core.links import Link
+from robot_state_core.robot_geometry import DEFAULT_DIFFUSE
+from robot_state_core.robot_model import RobotModel
+
+__all__ = ['COLLISION_COLOR', 'PLACEHOLDER_COLOR', 'ElementMesh', 'element_meshes',
+           'shape_triangles']
+
+FloatArray: TypeAlias = NDArray[np.float64]
+IntArray: TypeAlias = NDArray[np.int64]
+Rgba: TypeAlias = tuple[float, float, float, float]
+
+COLLISION_COLOR: Rgba = (0.35, 0.55, 0.95, 0.45)
+'''Colour of collision geometry (translucent blue), drawn on request.'''
+PLACEHOLDER_COLOR: Rgba = (1.0, 0.6, 0.0, 0.6)
+'''Colour of the box drawn in place of a visual mesh that cannot be read (translucent orange).'''
+PLACEHOLDER_SIZE = 0.05
+'''Edge [m] of the placeholder cube when the link has no readable collision geometry.'''
+HALF_SPACE_SIZE = 4.0
+'''Edge [m] of the square drawn for a half-space (its boundary plane z = 0).'''
+
+
+@dataclass(frozen=True, eq=False)
+class ElementMesh:
+    """One visual or collision element of a link as triangles.
+
+    Attributes:
+        link: The link name.
+        role: ``'visual'`` or ``'collision'``.
+        index: The element's index among the link's elements of that role.
+        vertices: ``(V, 3)`` vertices in the element frame E [m].
+        faces: ``(F, 3)`` vertex indices, counter-clockwise seen from outside.
+        X_LE: ``(4, 4)`` pose of E in the link frame L.
+        rgba: Colour, components in [0, 1].
+        placeholder: True when this is the box drawn for a mesh that could not be read.
+    """
+
+    link: str
+    role: Literal['visual', 'collision']
+    index: int
+    vertices: FloatArray
+    faces: IntArray
+    X_LE: FloatArray
+    rgba: Rgba
+    placeholder: bool = False
+
+
+def _trimesh_arrays(mesh: trimesh.Trimesh) -> tuple[FloatArray, IntArray]:
+    return (np.asarray(mesh.vertices, dtype=np.float64),
+            np.asarray(mesh.faces, dtype=np.int64))
+
+
+def shape_triangles(shape: Shape) -> tuple[FloatArray, IntArray]:
+    """Triangles of a shape in its own frame (shape conventions of :mod:`geometry.shapes`).
+
+    Args:
+        shape: Any shape; meshes must be resolved to a file.
+
+    Returns:
+        ``(vertices (V, 3) [m], faces (F, 3))``. A half-space is drawn as a square of
+        :data:`HALF_SPACE_SIZE` on its boundary plane.
+
+    Raises:
+        RobotDescriptionError: A mesh file is unresolved, missing, unreadable or empty.
+        InvalidArgumentError: Invalid mesh scale, or a flat mesh asked for as a convex hull.
+    """
+    if isinstance(shape, Box):
+        return _trimesh_arrays(trimesh.creation.box(extents=(shape.x, shape.y, shape.z)))
+    if isinstance(shape, Sphere):
+        return _trimesh_arrays(trimesh.creation.icosphere(subdivisions=3, radius=shape.radius))
+    if isinstance(shape, Cylinder):
+        return _trimesh_arrays(trimesh.creation.cylinder(radius=shape.radius,
+                                                         height=shape.length, sections=32))
+    if isinstance(shape, Capsule):  # trimesh: height = distance between the cap centres
+        return _trimesh_arrays(trimesh.creation.capsule(height=shape.length,
+                                                        radius=shape.radius, count=(32, 32)))
+    if isinstance(shape, Cone):  # trimesh: base at z = 0; ours is centred on the origin
+        v, f = _trimesh_arrays(trimesh.creation.cone(radius=shape.radius, height=shape.length,
+                                                     sections=32))
+        return v - np.array([0.0, 0.0, 0.5 * shape.length]), f
+    if isinstance(shape, HalfSpace):
+        h = 0.5 * HALF_SPACE_SIZE
+        v = np.array([[-h, -h, 0.0], [h, -h, 0.0], [h, h, 0.0], [-h, h, 0.0]])
+        return v, np.array([[0, 1, 2], [0, 2, 3]], dtype=np.int64)
+    if isinstance(shape, Convex):
+        hv, hf = meshes.mesh_hull(meshes.mesh_file(shape), shape.scale)
+        return np.asarray(hv), np.asarray(hf)
+    if isinstance(shape, Mesh):
+        mv, mf = meshes.load_mesh(meshes.mesh_file(shape), shape.scale)
+        return np.asarray(mv), np.asarray(mf)
+    raise TypeError(f'shape_triangles: not a shape: {shape!r}')
+
+
+def _collision_box(link: Link) -> tuple[FloatArray, FloatArray] | None:
+    """Box ``(lo, hi)`` around the link's readable collision geometry, in the link frame."""
+    corners: list[FloatArray] = []
+    for element in link.collisions:
+        try:
+            v, _ = shape_triangles(element.geometry)
+        except RobotStateCoreError:
+            continue
+        if isinstance(element.geometry, HalfSpace):
+            continue
+        corners.append(v @ element.origin[:3, :3].T + element.origin[:3, 3])
+    if not corners:
+        return None
+    points = np.concatenate(corners)
+    return points.min(axis=0), points.max(axis=0)
+
+
+def _placeholder(link: Link, X_LE: FloatArray) -> tuple[FloatArray, IntArray, FloatArray]:
+    """Box vertices/faces and their pose in the link frame for an unreadable visual."""
+    box = _collision_box(link)
+    v, f = _trimesh_arrays(trimesh.creation.box(extents=(1.0, 1.0, 1.0)))
+    if box is None:
+        return v * PLACEHOLDER_SIZE, f, X_LE
+    lo, hi = box
+    X = np.eye(4)
+    X[:3, 3] = 0.5 * (lo + hi)
+    return v * np.maximum(hi - lo, 1e-3), f, X
+
+
+def _rgba(color: Sequence[float] | None) -> Rgba:
+    c = DEFAULT_DIFFUSE if color is None else color
+    return float(c[0]), float(c[1]), float(c[2]), float(c[3])
+
+
+def element_meshes(model: RobotModel, role: Literal['visual', 'collision']
+                   ) -> tuple[list[ElementMesh], list[str]]:
+    """Every visual (or collision) element of the model as triangles.
+
+    Args:
+        model: The robot model.
+        role: ``'visual'`` (URDF material colours; Drake's grey without one) or
+            ``'collision'`` (:data:`COLLISION_COLOR`).
+
+    Returns:
+        ``(elements, warnings)``: elements in model link order; one warning per element drawn
+        as a placeholder box (visuals) or left out (collision elements that cannot be read,
+        which the collision checker skips as well).
+    """
+    out: list[ElementMesh] = []
+    warnings: list[str] = []
+    for link in model.links:
+        elements = link.visuals if role == 'visual' else link.collisions
+        for i, element in enumerate(elements):
+            shape = element.geometry
+            if role == 'visual':
+                material = getattr(element, 'material', None)
+                rgba = _rgba(material.color if material is not None else None)
+            else:
+                rgba = COLLISION_COLOR
+            try:
+                v, f = shape_triangles(shape)
+            except RobotStateCoreError as exc:
+                uri = getattr(shape, 'uri', repr(shape))
+                if role == 'collision':
+                    warnings.append(f'collision mesh {uri!r} of link {link.name!r} is not '
+                                    f'drawn: {exc}')
+                    continue
+                warnings.append(f'visual mesh {uri!r} of link {link.name!r} could not be read '
+                                f'({exc}); drawn as a box')
+                pv, pf, X = _placeholder(link, element.origin)
+                out.append(ElementMesh(link.name, role, i, pv, pf, X, PLACEHOLDER_COLOR, True))
+                continue
+            out.append(ElementMesh(link.name, role, i, v, f, element.origin, rgba))
+    return out, warnings
