@@ -15,10 +15,11 @@ export PYTHONDONTWRITEBYTECODE := 1
 setup:
 	@python3 tools/setup_env.py
 
-## Run the embedded default robot on ROS 2 with simulated joint states and the services
-## (Ctrl-C to stop; DEMO_ARGS="--duration 10" to limit).
+## Run the embedded default robot on ROS 2 with simulated joint states and the services, and
+## the browser viewer following them (URL printed; Ctrl-C to stop; DEMO_ARGS="--duration 10").
+VIEW_PORT ?= 8080
 demo: setup
-	@$(VENV)/bin/robot-state-core run --simulate $(DEMO_ARGS)
+	@$(VENV)/bin/robot-state-core run --simulate --view $(VIEW_PORT) $(DEMO_ARGS)
 
 ## The whole test suite: lint, type check, pytest (what CI runs).
 test: setup lint typecheck pytest

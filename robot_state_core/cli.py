@@ -22,6 +22,8 @@ import argparse
 from collections import Counter
 import json
 from pathlib import Path
+import signal
+import subprocess
 import sys
 import time
 from typing import Any
@@ -45,10 +47,32 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     else:
         urdf = default_robot_urdf_path()
         srdf = Path(ns.srdf) if ns.srdf else default_robot_srdf_path()
-    return run(urdf, srdf_path=srdf, package_roots=ns.package_root, duration=ns.duration,
-               frame_prefix=ns.frame_prefix, simulate=ns.simulate, sim_rate=ns.sim_rate,
-               publish_frequency=ns.publish_frequency, ignore_timestamp=ns.ignore_timestamp,
-               with_services=not ns.no_services)
+    viewer = _start_viewer_process(urdf, srdf, ns) if ns.view is not None else None
+    try:
+        return run(urdf, srdf_path=srdf, package_roots=ns.package_root, duration=ns.duration,
+                   frame_prefix=ns.frame_prefix, simulate=ns.simulate, sim_rate=ns.sim_rate,
+                   publish_frequency=ns.publish_frequency, ignore_timestamp=ns.ignore_timestamp,
+                   with_services=not ns.no_services)
+    finally:
+        if viewer is not None:
+            viewer.send_signal(signal.SIGINT)  # a clean stop (DDS participant, port)
+            try:
+                viewer.wait(timeout=10.0)
+            except subprocess.TimeoutExpired:
+                viewer.kill()
+                viewer.wait()
+
+
+def _start_viewer_process(urdf: Path, srdf: Path | None,
+                          ns: argparse.Namespace) -> subprocess.Popen[bytes]:
+    """``robot-state-core view --ros`` as a child process (its own GIL: /tf latency stays)."""
+    cmd = [sys.executable, '-m', 'robot_state_core.cli', 'view', '--ros', '--urdf', str(urdf),
+           '--port', str(ns.view), '--frame-prefix', ns.frame_prefix]
+    if srdf is not None:
+        cmd += ['--srdf', str(srdf)]
+    for root in ns.package_root:
+        cmd += ['--package-root', root]
+    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
 
 
 def _cmd_check(ns: argparse.Namespace) -> int:
@@ -271,6 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help='publish /tf for every joint_states message')
     p_run.add_argument('--no-services', action='store_true',
                        help='do not serve compute_ik / compute_fk / check_state_validity')
+    p_run.add_argument('--view', type=int, nargs='?', const=8080, default=None, metavar='PORT',
+                       help='also serve the browser viewer following the nodes (`view --ros`) '
+                            'on PORT (default 8080) and print its URL')
     p_run.set_defaults(func=_cmd_run)
     p_check = sub.add_parser('check', help='load a URDF and report its contents')
     p_check.add_argument('urdf', help='URDF file')

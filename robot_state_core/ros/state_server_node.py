@@ -59,10 +59,9 @@ from robot_state_core.ros.moveit_conversions import (
     FrameError,
     matrix_to_pose,
     pose_stamped_in_model_frame,
-    pose_to_matrix,
     robot_state_to_msg,
-    shape_from_primitive,
     strip_prefix,
+    world_object_from_msg,
 )
 
 SOURCE = 'robot_state_core'
@@ -216,19 +215,8 @@ class StateServerNode(Node):
 
     def _object_from_msg(self, msg: CollisionObject) -> tuple[np.ndarray, list[Any],
                                                               dict[str, np.ndarray]]:
-        state = self.scene.current_state
-        X_WH = frame_pose(self.model, state.get_link_poses(), msg.header.frame_id,
-                          self._prefix)
-        X_WO = X_WH @ pose_to_matrix(msg.pose)
-        shapes = [(shape_from_primitive(p), pose_to_matrix(pose))
-                  for p, pose in zip(msg.primitives, msg.primitive_poses, strict=False)]
-        shapes += [(self.scene.mesh_shape(np.array([[v.x, v.y, v.z] for v in m.vertices]),
-                                          np.array([t.vertex_indices for t in m.triangles])),
-                    pose_to_matrix(pose))
-                   for m, pose in zip(msg.meshes, msg.mesh_poses, strict=False)]
-        subframes = {name: pose_to_matrix(pose)
-                     for name, pose in zip(msg.subframe_names, msg.subframe_poses, strict=False)}
-        return X_WO, shapes, subframes
+        return world_object_from_msg(self.model, self.scene.current_state.get_link_poses(),
+                                     msg, self.scene, self._prefix)
 
     def _on_collision_object(self, msg: CollisionObject) -> None:
         try:

@@ -65,7 +65,7 @@ from robot_state_core.viewer.scene_meshes import (
     shape_triangles,
 )
 
-__all__ = ['COLLIDING_RGB', 'CollisionStatus', 'IKFeedback', 'RobotViewer', 'WORLD_RGB']
+__all__ = ['COLLIDING_RGB', 'WORLD_RGB', 'CollisionStatus', 'IKFeedback', 'RobotViewer']
 
 _LOG = logging.getLogger(__name__)
 
@@ -131,11 +131,12 @@ def _node_name(name: str) -> str:
 
 
 def _rgb(rgba: Sequence[float]) -> tuple[int, int, int]:
-    return (int(round(255 * rgba[0])), int(round(255 * rgba[1])), int(round(255 * rgba[2])))
+    return round(255 * rgba[0]), round(255 * rgba[1]), round(255 * rgba[2])
 
 
 def _wxyz(X: FloatArray) -> FloatArray:
-    return quat_wxyz_from_xyzw(quat_xyzw_from_rotation(X[:3, :3]))
+    """``(..., 4)`` wxyz quaternions of ``(..., 4, 4)`` poses."""
+    return quat_wxyz_from_xyzw(quat_xyzw_from_rotation(X[..., :3, :3]))
 
 
 def _pose_from(position: ArrayLike, wxyz: ArrayLike) -> FloatArray:
@@ -220,6 +221,8 @@ class RobotViewer:
         scene.configure_default_lights(True, cast_shadow=False)
         scene.add_light_ambient('/lights/ambient', intensity=AMBIENT_LIGHT)
         self._link_nodes: dict[str, Any] = {}
+        self._link_paths: dict[str, str] = {}
+        self._sent_poses = np.full((model.link_count, 7), np.nan)
         self._visual_nodes: dict[str, list[tuple[Any, tuple[int, int, int]]]] = {}
         self._collision_nodes: dict[str, list[Any]] = {}
         self._show_collision = False
@@ -298,10 +301,21 @@ class RobotViewer:
 
     def _add_robot(self, visuals: list[ElementMesh], collisions: list[ElementMesh]) -> None:
         scene = self.server.scene
-        for link in self.model.link_names:
-            self._link_nodes[link] = scene.add_frame(f'/robot/{_node_name(link)}',
-                                                     show_axes=False, axes_length=0.1,
-                                                     axes_radius=0.005)
+        model = self.model
+        # Link frames nest like the kinematic tree, so a joint motion updates one node.
+        parent = np.full(model.link_count, -1, dtype=np.intp)
+        for li in range(model.link_count):
+            j = int(model.link_parent_joint[li])
+            if j >= 0:
+                parent[li] = int(model.joint_parent_link[j])
+        self._link_parent = parent
+        for li in np.argsort(np.asarray(model.link_depth), kind='stable'):
+            link = model.link_names[li]
+            p = int(parent[li])
+            base = self._link_paths[model.link_names[p]] if p >= 0 else '/robot'
+            self._link_paths[link] = f'{base}/{_node_name(link)}'
+            self._link_nodes[link] = scene.add_frame(self._link_paths[link], show_axes=False,
+                                                     axes_length=0.1, axes_radius=0.005)
         for e in visuals:
             self._visual_nodes.setdefault(e.link, []).append(
                 (self._add_element(e, 'visual'), _rgb(e.rgba)))
@@ -310,7 +324,7 @@ class RobotViewer:
                 self._add_element(e, 'collision'))
 
     def _add_element(self, e: ElementMesh, kind: str) -> Any:
-        name = f'/robot/{_node_name(e.link)}/{kind}_{e.index}'
+        name = f'{self._link_paths[e.link]}/{kind}_{e.index}'
         opacity = e.rgba[3] if e.rgba[3] < 1.0 else None
         return self.server.scene.add_mesh_simple(
             name, e.vertices, e.faces, color=_rgb(e.rgba), opacity=opacity,
@@ -333,15 +347,14 @@ class RobotViewer:
     def _place_camera(self) -> None:
         lo, hi = self._robot_box()
         centre = 0.5 * (lo + hi)
-        diagonal = float(max(np.linalg.norm(hi - lo), 0.3))
+        diagonal = max(float(np.linalg.norm(hi - lo)), 0.3)
         direction = np.array([1.0, 0.75, 0.5])
         # Far enough for the bounding sphere to fill ~85 % of the view height.
         distance = 0.5 * diagonal / math.tan(0.5 * CAMERA_FOV) / 0.85
         camera = self.server.initial_camera
         camera.fov = CAMERA_FOV
-        camera.look_at = tuple(float(v) for v in centre)
-        camera.position = tuple(float(v) for v in
-                                centre + distance * direction / np.linalg.norm(direction))
+        camera.look_at = centre
+        camera.position = centre + distance * direction / np.linalg.norm(direction)
         camera.up = (0.0, 0.0, 1.0)
 
     def _make_slider_specs(self) -> list[_SliderSpec]:
@@ -410,7 +423,10 @@ class RobotViewer:
             add = gui.add_button('Add box')
             clear = gui.add_button('Remove all objects')
             add.on_click(lambda _: self._on_add_box(tuple(float(v) for v in size.value)))
-            clear.on_click(lambda _: self.clear_world())
+
+            def on_clear(_: Any) -> None:
+                self.clear_world()
+            clear.on_click(on_clear)
             self._gui['box_size'] = size
         if self.warnings:
             with gui.add_folder('Warnings'):
@@ -758,11 +774,17 @@ class RobotViewer:
                 skip_slider: _SliderSpec | None = None, skip_gizmo: str | None = None) -> None:
         """Push link poses (and, when due, collisions and GUI values) to the page."""
         X_WL = self._state.get_link_poses()
+        X_WP = np.where((self._link_parent >= 0)[:, None, None], X_WL[self._link_parent],
+                        np.eye(4))
+        X_PL = np.linalg.inv(X_WP) @ X_WL  # each link frame in its parent link frame
+        poses = np.concatenate([X_PL[:, :3, 3], _wxyz(X_PL)], axis=1)  # (L, 7)
+        changed = np.flatnonzero(np.any(np.abs(poses - self._sent_poses) > 1e-9, axis=1))
+        self._sent_poses = poses
         with self.server.atomic():
-            for i, link in enumerate(self.model.link_names):
-                node = self._link_nodes[link]
-                node.position = X_WL[i, :3, 3]
-                node.wxyz = _wxyz(X_WL[i])
+            for i in changed:
+                node = self._link_nodes[self.model.link_names[i]]
+                node.position = poses[i, :3]
+                node.wxyz = poses[i, 3:]
             if force_collision:
                 self._update_collision()
             if sync_gui:

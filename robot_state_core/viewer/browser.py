@@ -12,6 +12,7 @@ The browser is found as ``$RSC_CHROMIUM``, else ``chromium``, ``chromium-browser
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -198,14 +199,10 @@ class HeadlessBrowser:
     def close(self) -> None:
         """Close the browser and remove its temporary profile (idempotent)."""
         if self._ws is not None:
-            try:
+            with contextlib.suppress(Exception):  # the browser may already be gone
                 self._send('Browser.close', {}, None)
-            except Exception:  # the browser may already be gone
-                pass
-            try:
+            with contextlib.suppress(Exception):
                 self._ws.close()
-            except Exception:
-                pass
             self._ws = None
         process = getattr(self, '_process', None)
         if process is not None and process.poll() is None:

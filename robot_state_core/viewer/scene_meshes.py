@@ -35,7 +35,7 @@ from robot_state_core.geometry.shapes import (
     Shape,
     Sphere,
 )
-from robot_state_core.links import Link
+from robot_state_core.links import Collision, Link, Visual
 from robot_state_core.robot_geometry import DEFAULT_DIFFUSE
 from robot_state_core.robot_model import RobotModel
 
@@ -178,7 +178,8 @@ def element_meshes(model: RobotModel, role: Literal['visual', 'collision']
     out: list[ElementMesh] = []
     warnings: list[str] = []
     for link in model.links:
-        elements = link.visuals if role == 'visual' else link.collisions
+        elements: Sequence[Visual | Collision] = (link.visuals if role == 'visual'
+                                                  else link.collisions)
         for i, element in enumerate(elements):
             shape = element.geometry
             if role == 'visual':
