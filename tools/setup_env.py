@@ -30,6 +30,7 @@ TOOLS = ROOT / 'tools'
 INTERFACES = ('tf2_msgs', 'object_recognition_msgs', 'moveit_msgs')  # dependency order
 REQUIREMENT_FILES = ('requirements-runtime.txt', 'requirements-interfaces.txt',
                      'requirements-test.txt')
+CHROMIUM_NAMES = ('chromium', 'chromium-browser', 'google-chrome')
 PIP_NOISE = ('is ignored: it is neither a file nor a directory',)
 PIP_SHOWN = ('Building wheel', 'Successfully built', 'ERROR', 'error:')
 
@@ -112,6 +113,38 @@ def _real_interfaces_present() -> bool:
                           check=False).returncode == 0
 
 
+def _ensure_chromium() -> None:
+    """Headless Chromium for the viewer's snapshots and browser tests (Debian's ``chromium``).
+
+    Runs on every set-up (a cheap PATH lookup when present), outside the fingerprint: the
+    browser is a system package, not part of ``.venv``. Installs it with apt when missing and
+    this process is root; otherwise says what to do (the browser tests fail in CI without it).
+    """
+    t0 = time.monotonic()
+    found = os.environ.get('RSC_CHROMIUM') or next(
+        (p for p in (shutil.which(n) for n in CHROMIUM_NAMES) if p), None)
+    if found:
+        _say(f'chromium: {found} (browser tests and snapshots) [{time.monotonic() - t0:.1f} s]')
+        return
+    if os.geteuid() != 0 or shutil.which('apt-get') is None:
+        _say('!! chromium: not found, and it cannot be installed from here (needs root and '
+             'apt-get). Install it with `sudo apt-get install -y chromium` (or point '
+             'RSC_CHROMIUM at a Chromium/Chrome binary); without it the browser tests fail in '
+             'CI and skip elsewhere, and `robot-state-core snapshot` cannot run.')
+        return
+    _say("chromium: not found; installing Debian's chromium with apt-get (1-2 min)")
+    env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
+    for cmd in (['apt-get', 'update', '-q'],
+                ['apt-get', 'install', '-y', '-q', 'chromium']):
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            _say(f'!! chromium: `{" ".join(cmd)}` failed (exit {proc.returncode}):')
+            for line in (proc.stdout + proc.stderr).splitlines()[-15:]:
+                _say(f'   | {line}')
+            return
+    _say(f'      chromium installed in {time.monotonic() - t0:.1f} s')
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--force', action='store_true', help='redo every step')
@@ -121,6 +154,7 @@ def main() -> int:
              f'{sys.version.split()[0]}')
         return 1
     t_start = time.monotonic()
+    _ensure_chromium()
     VENV.parent.mkdir(parents=True, exist_ok=True)
     fingerprint = _fingerprint()
     if (not args.force and STAMP.is_file() and _venv_python().exists()
@@ -161,7 +195,7 @@ def main() -> int:
         done(t0)
 
         t0 = step(3, 'dependencies: ROS 2 wheels, numpy/lxml/urdfdom-py/python-fcl/trimesh, '
-                     'interface build tools, test tools and oracles')
+                     'viser, interface build tools, test tools and oracles')
         reqs = [a for f in REQUIREMENT_FILES for a in ('-r', str(TOOLS / f))]
         _run(pip + reqs, label='dependency install')
         done(t0)
