@@ -213,32 +213,37 @@ class RobotViewer:
 
         with contextlib.redirect_stdout(io.StringIO()):  # viser prints a banner
             self.server = viser.ViserServer(host=host, port=port, verbose=False)
-        scene = self.server.scene
-        scene.set_up_direction('+z')
-        # No environment map: its prefiltering takes tens of seconds in software WebGL
-        # (headless Chromium, machines without a GPU); default lights plus ambient light instead.
-        scene.configure_environment_map(hdri=None)
-        scene.configure_default_lights(True, cast_shadow=False)
-        scene.add_light_ambient('/lights/ambient', intensity=AMBIENT_LIGHT)
         self._link_nodes: dict[str, Any] = {}
         self._link_paths: dict[str, str] = {}
-        self._sent_poses = np.full((model.link_count, 7), np.nan)
-        self._visual_nodes: dict[str, list[tuple[Any, tuple[int, int, int]]]] = {}
-        self._collision_nodes: dict[str, list[Any]] = {}
-        self._show_collision = False
-        self._add_robot(visuals, collisions)
-        self._contact_points: Any = None
-        self._contact_normals: Any = None
-        self._frame_node_scale = self._robot_size() * 0.08
-        self._place_camera()
-
         self._sliders: dict[str, Any] = {}
         self._gizmos: dict[str, Any] = {}
         self._gui: dict[str, Any] = {}
-        self._slider_specs = self._make_slider_specs()
-        if controls:
-            self._build_gui()
-        self._render(force_collision=True)
+        try:
+            scene = self.server.scene
+            scene.set_up_direction('+z')
+            # No environment map: its prefiltering takes tens of seconds in software WebGL
+            # (headless Chromium, no GPU); default lights plus an ambient light instead.
+            scene.configure_environment_map(hdri=None)
+            scene.configure_default_lights(True, cast_shadow=False)
+            scene.add_light_ambient('/lights/ambient', intensity=AMBIENT_LIGHT)
+            self._sent_poses = np.full((model.link_count, 7), np.nan)
+            self._visual_nodes: dict[str, list[tuple[Any, tuple[int, int, int]]]] = {}
+            self._collision_nodes: dict[str, list[Any]] = {}
+            self._show_collision = False
+            self._add_robot(visuals, collisions)
+            self._contact_points: Any = None
+            self._contact_normals: Any = None
+            self._frame_node_scale = self._robot_size() * 0.08
+            self._place_camera()
+
+            self._slider_specs = self._make_slider_specs()
+            if controls:
+                self._build_gui()
+            self._render(force_collision=True)
+        except BaseException:
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.server.stop()
+            raise
         self._thread = threading.Thread(target=self._follow_loop, name='viewer-follow',
                                         daemon=True)
         self._thread.start()
@@ -431,9 +436,12 @@ class RobotViewer:
         if self.warnings:
             with gui.add_folder('Warnings'):
                 gui.add_markdown('\n'.join(f'- {w}' for w in self.warnings))
-            for w in self.warnings[:3]:
-                self.server.add_notification('Robot description warning', w, color='yellow',
-                                             auto_close_seconds=False)
+            warnings = self.warnings[:3]
+
+            def notify(client: Any) -> None:
+                for w in warnings:
+                    client.add_notification('Robot description warning', w, color='yellow')
+            self.server.on_client_connect(notify)
 
     def _slider_callback(self, spec: _SliderSpec) -> Any:
         def callback(_: Any) -> None:
@@ -724,8 +732,7 @@ class RobotViewer:
         world = self.planning_scene.world
         for object_id in list(self._world_nodes):
             if object_id not in world:
-                for node in self._world_nodes.pop(object_id):
-                    node.remove()
+                self._world_nodes.pop(object_id)[0].remove()  # the frame, with its shapes
                 gizmo = self._box_gizmos.pop(object_id, None)
                 if gizmo is not None:
                     gizmo.remove()
@@ -733,8 +740,8 @@ class RobotViewer:
             nodes = self._world_nodes.get(object_id)
             key = tuple(id(s) for s, _ in obj.shapes)
             if nodes is None or getattr(nodes[0], '_rsc_key', None) != key:
-                for node in nodes or []:
-                    node.remove()
+                if nodes:
+                    nodes[0].remove()
                 frame = self.server.scene.add_frame(f'/world/{_node_name(object_id)}',
                                                     show_axes=False)
                 frame._rsc_key = key  # type: ignore[attr-defined]
@@ -778,7 +785,7 @@ class RobotViewer:
                         np.eye(4))
         X_PL = np.linalg.inv(X_WP) @ X_WL  # each link frame in its parent link frame
         poses = np.concatenate([X_PL[:, :3, 3], _wxyz(X_PL)], axis=1)  # (L, 7)
-        changed = np.flatnonzero(np.any(np.abs(poses - self._sent_poses) > 1e-9, axis=1))
+        changed = np.flatnonzero(~np.all(np.abs(poses - self._sent_poses) <= 1e-9, axis=1))
         self._sent_poses = poses
         with self.server.atomic():
             for i in changed:

@@ -1,0 +1,271 @@
+"""Server-side tests of the browser viewer (no browser).
+
+Scene contents, sliders, named states, IK gizmos, collisions, world boxes, bad input; what a
+person sees is in test_viewer_browser.py.
+
+Oracles: the URDF/SRDF text read here with lxml (colours, named-state values), trimesh reading the
+STL directly (mesh sizes), forward kinematics of the resulting state for every IK answer, and
+boxes placed on a link's collision geometry by construction (collision) or far away (none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+import json
+import math
+from pathlib import Path
+import time
+
+from lxml import etree
+import numpy as np
+import pytest
+import trimesh
+
+from robot_state_core.cli import main as cli_main
+from robot_state_core.default_robot import (
+    default_robot_srdf_path,
+    default_robot_urdf_path,
+    package_root,
+)
+from robot_state_core.errors import InvalidArgumentError, UnknownNameError
+from robot_state_core.geometry.shapes import Box, Capsule, Cone, Cylinder, HalfSpace, Sphere
+from robot_state_core.robot_model import RobotModel
+from robot_state_core.viewer.app import COLLIDING_RGB, RobotViewer
+from robot_state_core.viewer.scene_meshes import element_meshes, shape_triangles
+
+URDF = default_robot_urdf_path()
+SRDF = default_robot_srdf_path()
+
+
+@pytest.fixture(scope='module')
+def model() -> RobotModel:
+    return RobotModel.from_urdf_file(URDF, SRDF)
+
+
+@pytest.fixture(scope='module')
+def viewer(model: RobotModel) -> Iterator[RobotViewer]:
+    v = RobotViewer(model, port=0)
+    try:
+        yield v
+    finally:
+        v.stop()
+
+
+@pytest.fixture(autouse=True)
+def _home(request: pytest.FixtureRequest) -> None:
+    if 'viewer' in request.fixturenames:
+        v: RobotViewer = request.getfixturevalue('viewer')
+        v.clear_world()
+        v.set_named_state('arm/home')
+
+
+def _urdf_material_colors() -> dict[str, tuple[float, ...]]:
+    """``{link: rgba of its first visual}`` read from the URDF text (independent of the loader)."""
+    root = etree.parse(str(URDF)).getroot()
+    named = {m.get('name'): tuple(float(v) for v in m.find('color').get('rgba').split())
+             for m in root.findall('material') if m.find('color') is not None}
+    out = {}
+    for link in root.findall('link'):
+        visual = link.find('visual')
+        if visual is not None and visual.find('material') is not None:
+            out[link.get('name')] = named[visual.find('material').get('name')]
+    return out
+
+
+def test_visuals_have_urdf_colours_and_meshes_match_the_files(model: RobotModel) -> None:
+    visuals, warnings = element_meshes(model, 'visual')
+    assert warnings == []
+    assert len(visuals) == sum(len(link.visuals) for link in model.links)
+    first = {}
+    for e in visuals:
+        first.setdefault(e.link, e)
+    colours = _urdf_material_colors()
+    assert colours
+    for link, rgba in colours.items():
+        assert first[link].rgba == pytest.approx(rgba), link
+    # The camera housing is an STL in mm (scale 0.001): same box as trimesh reading the file.
+    housing = next(e for e in visuals if e.vertices.shape[0] > 8 and e.link == 'camera_link')
+    raw = trimesh.load_mesh(package_root() / 'robots/rsc_mobile_manipulator/meshes/'
+                            'camera_housing.stl')
+    np.testing.assert_allclose(housing.vertices.max(axis=0) - housing.vertices.min(axis=0),
+                               raw.extents * 0.001, rtol=1e-9)
+
+
+@pytest.mark.parametrize(('shape', 'lo', 'hi'), [
+    (Box(0.2, 0.4, 0.6), (-0.1, -0.2, -0.3), (0.1, 0.2, 0.3)),
+    (Sphere(0.3), (-0.3, -0.3, -0.3), (0.3, 0.3, 0.3)),
+    (Cylinder(0.1, 0.5), (-0.1, -0.1, -0.25), (0.1, 0.1, 0.25)),
+    (Capsule(0.1, 0.5), (-0.1, -0.1, -0.35), (0.1, 0.1, 0.35)),
+    (Cone(0.2, 0.4), (-0.2, -0.2, -0.2), (0.2, 0.2, 0.2)),
+    (HalfSpace(), (-2.0, -2.0, 0.0), (2.0, 2.0, 0.0)),
+])
+def test_primitive_triangles_follow_the_shape_conventions(shape: object, lo: tuple[float, ...],
+                                                          hi: tuple[float, ...]) -> None:
+    # Conventions of geometry/shapes.py (URDF/fcl): centred, full lengths along z.
+    v, f = shape_triangles(shape)  # type: ignore[arg-type]
+    assert f.ndim == 2 and f.shape[1] == 3 and f.max() < len(v)
+    np.testing.assert_allclose(v.min(axis=0), lo, atol=2e-3)
+    np.testing.assert_allclose(v.max(axis=0), hi, atol=2e-3)
+
+
+def test_a_slider_per_active_variable_with_the_model_ranges(viewer: RobotViewer,
+                                                            model: RobotModel) -> None:
+    active = [n for n, a in zip(model.variable_names, model.active_variable_mask, strict=True)
+              if a]
+    assert list(viewer._sliders) == active
+    assert 'right_finger_joint' not in viewer._sliders  # a mimic joint follows its source
+    elbow = viewer._sliders['elbow_joint']
+    j = model.variable_index('elbow_joint')
+    assert (elbow.min, elbow.max) == (model.variable_lower[j], model.variable_upper[j])
+    theta = viewer._sliders['base_joint/theta']  # planar angle: unbounded -> one turn
+    assert (theta.min, theta.max) == pytest.approx((-math.pi, math.pi))
+
+
+def test_floating_and_planar_joints_get_sliders_and_quaternions_stay_unit() -> None:
+    urdf = '''<robot name="f"><link name="world"/><link name="a"/><link name="b"/>
+      <joint name="float" type="floating"><parent link="world"/><child link="a"/></joint>
+      <joint name="plane" type="planar"><parent link="a"/><child link="b"/>
+        <axis xyz="0 0 1"/></joint></robot>'''
+    model = RobotModel.from_urdf_string(urdf)
+    with RobotViewer(model, port=0) as v:
+        assert len(v._sliders) == 7 + 3
+        v.set_positions({'float/rot_w': 0.5, 'float/rot_x': 0.5})
+        q = [v.positions[f'float/rot_{c}'] for c in 'xyzw']
+        assert np.linalg.norm(q) == pytest.approx(1.0)
+        with pytest.raises(InvalidArgumentError):
+            v.set_positions({'float/rot_w': 0.0, 'float/rot_x': 0.0})
+
+
+def test_named_states_match_the_srdf_and_unknown_names_suggest(viewer: RobotViewer) -> None:
+    root = etree.parse(str(SRDF)).getroot()
+    state = next(s for s in root.findall('group_state') if s.get('name') == 'home')
+    expected = {j.get('name'): float(j.get('value')) for j in state.findall('joint')}
+    viewer.set_positions(dict.fromkeys(expected, 0.3))
+    viewer.set_named_state('home')
+    for name, value in expected.items():
+        assert viewer.positions[name] == pytest.approx(value)
+    assert 'arm/home' in viewer._gui['states'].options
+    with pytest.raises(UnknownNameError, match="did you mean 'home'"):
+        viewer.set_named_state('hme')
+
+
+def test_link_nodes_sit_at_the_forward_kinematics_poses(viewer: RobotViewer) -> None:
+    # The page nests link frames like the tree; composing them must give the FK world poses.
+    viewer.set_positions({'base_joint/x': 0.3, 'base_joint/theta': 0.7, 'lift_joint': 0.2,
+                          'shoulder_pan_joint': -0.8, 'elbow_joint': 1.1})
+    X_WL = viewer.state.get_link_poses()
+    model = viewer.model
+    for li, link in enumerate(model.link_names):
+        X = np.eye(4)
+        k = li
+        while k >= 0:
+            node = viewer._link_nodes[model.link_names[k]]
+            X_local = np.eye(4)
+            w, x, y, z = node.wxyz
+            X_local[:3, :3] = trimesh.transformations.quaternion_matrix([w, x, y, z])[:3, :3]
+            X_local[:3, 3] = node.position
+            X = X_local @ X
+            k = int(viewer._link_parent[k])
+        np.testing.assert_allclose(X, X_WL[li], atol=1e-9, err_msg=link)
+
+
+def test_dragging_the_gizmo_solves_ik(viewer: RobotViewer) -> None:
+    # A reachable target: the tip pose of another configuration (FK checks the answer).
+    other = viewer.state
+    other.set_variable_positions({'shoulder_pan_joint': 0.4, 'shoulder_lift_joint': 0.3,
+                                  'elbow_joint': 1.2, 'wrist_pitch_joint': 0.5})
+    target = other.get_global_link_transform('tool0').copy()
+    feedback = viewer.drag_gizmo('arm', target)
+    assert feedback.success and 'solved' in feedback.message
+    tip = viewer.state.get_global_link_transform('tool0')
+    np.testing.assert_allclose(tip[:3, 3], target[:3, 3], atol=1e-4)
+    np.testing.assert_allclose(tip[:3, :3], target[:3, :3], atol=1e-3)
+    assert feedback.position_error < 1e-4
+    assert 'solved' in viewer._gui['ik/arm'].content
+    np.testing.assert_allclose(viewer._gizmos['arm'].position, target[:3, 3], atol=1e-9)
+
+    before = viewer.positions
+    far = target.copy()
+    far[:3, 3] += [5.0, 0.0, 0.0]
+    feedback = viewer.drag_gizmo('arm', far)
+    assert not feedback.success and 'no solution' in feedback.message
+    assert feedback.position_error > 4.0
+    assert viewer.positions == before  # MoveIt: a failed solve leaves the state unchanged
+    with pytest.raises(UnknownNameError):
+        viewer.drag_gizmo('gripper', target)  # no tip link
+
+
+def _box_on_link(viewer: RobotViewer, link: str) -> np.ndarray:
+    """Pose of a box centred on ``link``'s first collision geometry (in collision by design)."""
+    index = viewer.planning_scene.geometry.geometry_indices(link)[0]
+    X_WG = viewer.planning_scene.geometry.world_poses(viewer.state.get_link_poses())[index]
+    X = np.eye(4)
+    X[:3, 3] = X_WG[:3, 3]
+    return X
+
+
+def test_a_box_on_a_link_turns_it_red_and_shows_contacts(viewer: RobotViewer) -> None:
+    status = viewer.refresh()
+    assert not status.collision and status.min_distance > 0
+    original = viewer.link_colors('lift_link')
+    status = viewer.add_box('probe', (0.05, 0.05, 0.05), _box_on_link(viewer, 'lift_link'))
+    assert status.collision and 'lift_link' in status.colliding_links
+    assert all(c.body_name_2 == 'probe' for c in status.contacts)
+    assert status.min_distance < 0
+    assert viewer.link_colors('lift_link') == [COLLIDING_RGB] * len(original)
+    assert viewer._contact_points is not None and viewer._contact_normals is not None
+    assert 'YES' in viewer._gui['status'].content
+    far = np.eye(4)
+    far[:3, 3] = [5.0, 5.0, 5.0]
+    status = viewer.move_world_object('probe', far)
+    assert not status.collision
+    assert viewer.link_colors('lift_link') == original
+    assert viewer._contact_points is None
+
+
+def test_follow_mode_draws_the_newest_positions(viewer: RobotViewer) -> None:
+    viewer.set_following(True)
+    try:
+        assert all(s.disabled for s in viewer._sliders.values())
+        frames = viewer.frames_sent
+        for k in range(20):
+            viewer.follow(['elbow_joint', 'unknown_joint'], [0.05 * k, 1.0])
+        deadline = 10.0
+        start = time.monotonic()
+        while viewer.positions['elbow_joint'] != pytest.approx(0.95) and \
+                time.monotonic() - start < deadline:
+            time.sleep(0.01)
+        assert viewer.positions['elbow_joint'] == pytest.approx(0.95)
+        assert viewer.frames_sent > frames
+        viewer.follow(['elbow_joint'], [math.nan])  # ignored, never drawn
+        time.sleep(0.1)
+        assert viewer.positions['elbow_joint'] == pytest.approx(0.95)
+    finally:
+        viewer.set_following(False)
+
+
+def test_an_unreadable_mesh_is_drawn_as_a_box_with_a_warning(tmp_path: Path) -> None:
+    bad = tmp_path / 'broken.stl'
+    bad.write_bytes(b'solid nothing\nthis is not an stl\n')
+    urdf = f'''<robot name="r"><link name="base">
+      <visual><geometry><mesh filename="file://{bad}"/></geometry></visual>
+      <collision><geometry><box size="0.2 0.1 0.4"/></geometry></collision></link></robot>'''
+    model = RobotModel.from_urdf_string(urdf)
+    with RobotViewer(model, port=0) as v:
+        assert len(v.warnings) == 1 and 'broken.stl' in v.warnings[0] and "'base'" in \
+            v.warnings[0]
+        visuals, _ = element_meshes(model, 'visual')
+        assert visuals[0].placeholder
+        # the placeholder is the bounding box of the link's collision box
+        np.testing.assert_allclose(visuals[0].vertices.max(axis=0)
+                                   - visuals[0].vertices.min(axis=0), (0.2, 0.1, 0.4))
+
+
+def test_cli_unknown_state_exits_2_with_did_you_mean(capsys: pytest.CaptureFixture[str],
+                                                     tmp_path: Path) -> None:
+    out = tmp_path / 'x.png'
+    code = cli_main(['snapshot', '--state', 'hoem', '--output', str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "did you mean 'home'" in err and not out.exists()
+    code = cli_main(['view', '--positions', json.dumps({'elbw_joint': 1.0}), '--duration', '0'])
+    assert code == 2 and "did you mean 'elbow_joint'" in capsys.readouterr().err
