@@ -208,6 +208,7 @@ def _viewer_for(ns: argparse.Namespace, **kwargs: Any) -> RobotViewer:
                                       strict=True)))
         for k, box in enumerate(boxes):
             viewer.add_box(f'box_{k + 1}', box[3:], pose_from_xyz_rpy(box[:3], (0, 0, 0)))
+        viewer.frame_camera()
     except BaseException:
         viewer.stop()
         raise

@@ -190,6 +190,7 @@ class RobotViewer:
         self._collision_period = float(collision_period)
         self._min_frame_period = 1.0 / float(max_fps)
         self._following = bool(follow)
+        self._controls = bool(controls)
         self._syncing = False
         self._stopped = False
         self.frames_sent = 0
@@ -349,8 +350,25 @@ class RobotViewer:
             lo, hi = X.min(axis=0) - 0.1, X.max(axis=0) + 0.1
         return lo, hi
 
+    def frame_camera(self) -> None:
+        """Aim the initial camera (and the page's "Reset View") at the robot and world as drawn.
+
+        Pages that connect later start from this view; connected pages keep theirs.
+        """
+        with self._lock:
+            self._place_camera()
+
     def _place_camera(self) -> None:
         lo, hi = self._robot_box()
+        for obj in self.planning_scene.world.values():
+            for shape, X_OS in obj.shapes:
+                try:
+                    v, _ = shape_triangles(shape)
+                except Exception:  # an undrawable shape does not move the camera
+                    continue
+                X = obj.X_WO @ X_OS
+                p = v @ X[:3, :3].T + X[:3, 3]
+                lo, hi = np.minimum(lo, p.min(axis=0)), np.maximum(hi, p.max(axis=0))
         centre = 0.5 * (lo + hi)
         diagonal = max(float(np.linalg.norm(hi - lo)), 0.3)
         direction = np.array([1.0, 0.75, 0.5])
@@ -669,7 +687,9 @@ class RobotViewer:
             return self._changed()
 
     def add_box(self, object_id: str, size: ArrayLike, X_WB: ArrayLike) -> CollisionStatus:
-        """Add (or replace) a box world object with a gizmo to move it, as the page does.
+        """Add (or replace) a box world object, as the page does.
+
+        With controls, the box gets a gizmo to move it.
 
         Args:
             object_id: Object id.
@@ -684,7 +704,7 @@ class RobotViewer:
                                          [(Box(float(s[0]), float(s[1]), float(s[2])),
                                            np.eye(4))])
         with self._lock:
-            if object_id not in self._box_gizmos:
+            if self._controls and object_id not in self._box_gizmos:
                 self._add_box_gizmo(object_id)
         return status
 
