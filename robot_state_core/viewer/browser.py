@@ -153,8 +153,20 @@ class HeadlessBrowser:
     # ------------------------------------------------------------------ page
 
     def open(self, url: str) -> None:
-        """Navigate to ``url`` (returns when the navigation is committed)."""
-        self.command('Page.navigate', url=url)
+        """Navigate to ``url``; returns when the new document is parsed (``readyState``).
+
+        Raises:
+            RuntimeError: The navigation failed (e.g. nothing listens at ``url``).
+            TimeoutError: The document did not load within the timeout.
+        """
+        result = self.command('Page.navigate', url=url)
+        if result.get('errorText'):
+            raise RuntimeError(f"could not open {url}: {result['errorText']}")
+        # A cross-site navigation swaps the renderer process: until the new document exists,
+        # commands to the page may fail ("not attached"), so wait for it.
+        self.wait_for('document.readyState !== "loading" && location.href !== "about:blank"'
+                      if url != 'about:blank' else 'document.readyState !== "loading"',
+                      timeout=self.timeout)
 
     def evaluate(self, expression: str) -> Any:
         """Evaluate a JavaScript expression in the page; returns its (JSON) value."""
@@ -174,7 +186,7 @@ class HeadlessBrowser:
         while True:
             try:
                 value = self.evaluate(expression)
-            except RuntimeError:
+            except (RuntimeError, TimeoutError):  # the page is between documents
                 value = None
             if value:
                 return value
