@@ -269,3 +269,37 @@ def test_cli_unknown_state_exits_2_with_did_you_mean(capsys: pytest.CaptureFixtu
     assert code == 2 and "did you mean 'home'" in err and not out.exists()
     code = cli_main(['view', '--positions', json.dumps({'elbw_joint': 1.0}), '--duration', '0'])
     assert code == 2 and "did you mean 'elbow_joint'" in capsys.readouterr().err
+
+
+@pytest.mark.ros
+def test_ros_mode_draws_collision_objects(viewer: RobotViewer, ros: object) -> None:
+    # MoveIt's collision_object topic: ADD a box on a link (frame = that link), then REMOVE it.
+    from moveit_msgs.msg import CollisionObject
+    from shape_msgs.msg import SolidPrimitive
+
+    from robot_state_core.ros.moveit_conversions import matrix_to_pose
+    from robot_state_core.ros.viewer_node import ViewerNode
+
+    node = ros.add(ViewerNode(viewer, context=ros.context))  # type: ignore[attr-defined]
+    try:
+        source = ros.node('collision_objects')  # type: ignore[attr-defined]
+        pub = source.create_publisher(CollisionObject, 'collision_object', 100)
+        ros.wait_for_subscribers(pub)  # type: ignore[attr-defined]
+        msg = CollisionObject(id='crate', operation=CollisionObject.ADD)
+        msg.header.frame_id = 'upper_arm_link'
+        index = viewer.planning_scene.geometry.geometry_indices('upper_arm_link')[0]
+        msg.pose = matrix_to_pose(viewer.planning_scene.geometry.X_LG[index])
+        msg.primitives = [SolidPrimitive(type=SolidPrimitive.BOX, dimensions=[0.04] * 3)]
+        msg.primitive_poses = [matrix_to_pose(np.eye(4))]
+        pub.publish(msg)
+        ros.spin_until(lambda: 'crate' in viewer.planning_scene.world,  # type: ignore[attr-defined]
+                       what='the collision object in the viewer')
+        assert viewer.collision_status.colliding_links == ('upper_arm_link',)
+        assert viewer.link_colors('upper_arm_link')[0] == COLLIDING_RGB
+        pub.publish(CollisionObject(id='crate', operation=CollisionObject.REMOVE))
+        ros.spin_until(lambda: 'crate' not in viewer.planning_scene.world,  # type: ignore[attr-defined]
+                       what='the removal')
+        assert not viewer.collision_status.collision
+        assert node.collision_objects_received == 2
+    finally:
+        viewer.set_following(False)

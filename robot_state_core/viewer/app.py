@@ -161,7 +161,8 @@ class RobotViewer:
     Args:
         model: The robot model.
         host: Address to listen on (``127.0.0.1``: this machine only).
-        port: HTTP/websocket port (``0``: any free port; see :attr:`port`).
+        port: HTTP/websocket port; when it is taken the next free one is used (viser), and
+            ``0`` picks any free port. :attr:`port` / :attr:`url` tell which.
         controls: Build the control panel (sliders, states, gizmos, boxes). ``False`` for
             snapshots: only the robot (and world objects) are drawn.
         follow: Start in follow mode (positions come from :meth:`follow`; sliders read-only).
@@ -172,7 +173,6 @@ class RobotViewer:
 
     Raises:
         InvalidArgumentError: Invalid ``collision_period``, ``max_fps`` or ``padding``.
-        OSError: The port is taken.
     """
 
     def __init__(self, model: RobotModel, *, host: str = '127.0.0.1', port: int = 8080,
