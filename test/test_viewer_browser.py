@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 import os
+from pathlib import Path
 import time
 
 import numpy as np
@@ -284,3 +285,24 @@ def test_ros_mode_follows_joint_states_from_another_process(
             publisher.stop()
         viewer.stop()
 
+
+
+def test_an_unreadable_mesh_is_a_box_and_a_warning_on_the_page(
+        browser: HeadlessBrowser, tmp_path: Path) -> None:
+    bad = tmp_path / 'broken.stl'
+    bad.write_bytes(b'solid nothing\nthis is not an stl\n')
+    urdf = f'''<robot name="r"><link name="base">
+      <visual><geometry><mesh filename="file://{bad}"/></geometry></visual>
+      <collision><geometry><box size="0.2 0.1 0.4"/></geometry></collision></link></robot>'''
+    with RobotViewer(RobotModel.from_urdf_string(urdf), port=0) as viewer:
+        shot = page_screenshot(viewer, browser, timeout=90.0)
+        # the box is drawn (translucent orange, where the link's collision box is) ...
+        rgb = png_pixels(shot.png).astype(int)
+        orange = (rgb[..., 0] > 200) & (rgb[..., 1] > 120) & (rgb[..., 1] < 230) & (
+            rgb[..., 2] < 150)
+        region = _link_region(viewer, ['base'])
+        assert (orange & region).sum() > 500
+        assert (orange & ~region).sum() <= 0.02 * orange.sum()
+        # ... and the page says why, naming the file and the link
+        text = browser.evaluate('document.body.textContent')
+        assert 'broken.stl' in text and "link 'base'" in text and 'drawn as a box' in text
