@@ -82,6 +82,15 @@ def _settled_change(browser: HeadlessBrowser, before: bytes, timeout: float = 30
     raise AssertionError(f'the page did not change within {timeout:.0f} s')
 
 
+def _home(viewer: RobotViewer, browser: HeadlessBrowser) -> bytes:
+    """Put the arm at ``home`` and return the page's picture once it shows that."""
+    before, old = browser.screenshot(), viewer.positions
+    viewer.set_named_state('arm/home')
+    if viewer.positions != old:
+        return _settled_change(browser, before)
+    return page_screenshot(viewer, browser, reload=False).png
+
+
 def _camera(viewer: RobotViewer) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
     """``(R_WC, p_WC, vertical fov)`` of the (only) connected page."""
     client = next(iter(viewer.server.get_clients().values()))
@@ -171,8 +180,7 @@ def test_the_page_shows_the_default_robot(page: tuple[RobotViewer, bytes],
 def test_setting_a_joint_changes_the_picture_where_that_link_is(
         page: tuple[RobotViewer, bytes], browser: HeadlessBrowser) -> None:
     viewer, _ = page
-    viewer.set_named_state('arm/home')
-    before = page_screenshot(viewer, browser, reload=False).png
+    before = _home(viewer, browser)
     moved = _descendants(viewer.model, 'wrist_pitch_joint')
     region_before = _link_region(viewer, moved) | _gizmo_region(viewer, ['arm'])
     viewer.set_positions({'wrist_pitch_joint': -0.6})
@@ -190,8 +198,7 @@ def test_setting_a_joint_changes_the_picture_where_that_link_is(
 def test_dragging_the_gizmo_moves_the_tip_and_reports_success(
         page: tuple[RobotViewer, bytes], browser: HeadlessBrowser) -> None:
     viewer, _ = page
-    viewer.set_named_state('arm/home')
-    before = page_screenshot(viewer, browser, reload=False).png
+    before = _home(viewer, browser)
     tip_before = viewer.state.get_global_link_transform('tool0').copy()
     target = tip_before.copy()
     target[:3, 3] += [0.12, 0.0, 0.10]
@@ -212,8 +219,7 @@ def test_dragging_the_gizmo_moves_the_tip_and_reports_success(
 def test_a_box_placed_on_a_link_turns_that_link_red(page: tuple[RobotViewer, bytes],
                                                     browser: HeadlessBrowser) -> None:
     viewer, _ = page
-    viewer.set_named_state('arm/home')
-    before = page_screenshot(viewer, browser, reload=False).png
+    before = _home(viewer, browser)
     link = 'upper_arm_link'
     region = _link_region(viewer, [link])
     geometry = viewer.planning_scene.geometry
