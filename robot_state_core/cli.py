@@ -3,6 +3,10 @@
 Sub-commands:
     run      the ROS nodes on a URDF (default: the embedded robot), with a live status line.
     check    load a URDF (and SRDF) and report what it contains.
+
+Wherever a URDF is accepted, a xacro file (``robot.urdf.xacro``) is too: it is expanded as the
+``xacro`` command does, with ``--xacro-arg name:=value`` (repeatable) and ``$(find pkg)``
+resolved through ``--package-root`` and the ament index.
     fk       link poses for a configuration (JSON).
     ik       solve IK for a group and a target pose (JSON).
     collide  collision check of a configuration, with contacts (JSON).
@@ -32,6 +36,7 @@ import numpy as np
 
 from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
+from robot_state_core.io.xacro import parse_xacro_args
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.transforms import pose_from_xyz_rpy
 from robot_state_core.viewer.app import RobotViewer
@@ -52,7 +57,8 @@ def _cmd_run(ns: argparse.Namespace) -> int:
         return run(urdf, srdf_path=srdf, package_roots=ns.package_root, duration=ns.duration,
                    frame_prefix=ns.frame_prefix, simulate=ns.simulate, sim_rate=ns.sim_rate,
                    publish_frequency=ns.publish_frequency, ignore_timestamp=ns.ignore_timestamp,
-                   with_services=not ns.no_services)
+                   with_services=not ns.no_services,
+                   xacro_args=parse_xacro_args(ns.xacro_arg))
     finally:
         if viewer is not None:
             viewer.send_signal(signal.SIGINT)  # a clean stop (DDS participant, port)
@@ -72,11 +78,14 @@ def _start_viewer_process(urdf: Path, srdf: Path | None,
         cmd += ['--srdf', str(srdf)]
     for root in ns.package_root:
         cmd += ['--package-root', root]
+    for item in ns.xacro_arg:
+        cmd += ['--xacro-arg', item]
     return subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
 
 
 def _cmd_check(ns: argparse.Namespace) -> int:
-    model = RobotModel.from_urdf_file(ns.urdf, ns.srdf)
+    model = RobotModel.from_urdf_file(ns.urdf, ns.srdf, package_roots=ns.package_root,
+                                      xacro_args=parse_xacro_args(ns.xacro_arg))
     types = Counter(t.value for t in model.joint_types)
     print(f"robot '{model.name}': {model.link_count} links, {model.joint_count} joints "
           f"({', '.join(f'{n} {t}' for t, n in sorted(types.items()))}), nq={model.nq}, "
@@ -100,7 +109,8 @@ def _model_and_state(ns: argparse.Namespace) -> tuple[RobotModel, Any]:
 
     urdf = Path(ns.urdf) if ns.urdf else default_robot_urdf_path()
     srdf = Path(ns.srdf) if ns.srdf else (None if ns.urdf else default_robot_srdf_path())
-    model = RobotModel.from_urdf_file(urdf, srdf, package_roots=ns.package_root)
+    model = RobotModel.from_urdf_file(urdf, srdf, package_roots=ns.package_root,
+                                      xacro_args=parse_xacro_args(ns.xacro_arg))
     state = RobotState(model)
     if ns.state:
         done = any(state.set_to_default_values(group, ns.state) for group in model.group_names
@@ -183,7 +193,8 @@ def _cmd_gen_acm(ns: argparse.Namespace) -> int:
     from robot_state_core.acm_generation import generate_acm, srdf_disable_collisions
 
     urdf = Path(ns.urdf) if ns.urdf else default_robot_urdf_path()
-    model = RobotModel.from_urdf_file(urdf, ns.srdf, package_roots=ns.package_root)
+    model = RobotModel.from_urdf_file(urdf, ns.srdf, package_roots=ns.package_root,
+                                      xacro_args=parse_xacro_args(ns.xacro_arg))
     report = generate_acm(model, num_samples=ns.samples, seed=ns.seed,
                           always_fraction=ns.min_collision_fraction, progress=sys.stderr)
     text = srdf_disable_collisions(report)
@@ -265,11 +276,23 @@ def _cmd_snapshot(ns: argparse.Namespace) -> int:
         viewer.stop()
 
 
-def _add_configuration_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument('--urdf', help='URDF file (default: the embedded default robot)')
-    p.add_argument('--srdf', help="SRDF file (default: the embedded robot's, if no --urdf)")
+#: Help text of --urdf: a URDF or a xacro file.
+_URDF_HELP = 'URDF or xacro (*.xacro) file (default: the embedded default robot)'
+
+
+def _add_description_arguments(p: argparse.ArgumentParser) -> None:
+    """``--package-root`` and ``--xacro-arg`` (every command that loads a description)."""
     p.add_argument('--package-root', action='append', default=[],
-                   help='directory containing ROS packages (mesh URIs); repeatable')
+                   help='directory containing ROS packages (package:// URIs and xacro '
+                        '$(find pkg)); repeatable')
+    p.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
+                   help='xacro argument for a .xacro description; repeatable')
+
+
+def _add_configuration_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument('--urdf', help=_URDF_HELP)
+    p.add_argument('--srdf', help="SRDF file (default: the embedded robot's, if no --urdf)")
+    _add_description_arguments(p)
     p.add_argument('--positions', help='JSON object {variable: value} (rad, m)')
     p.add_argument('--state', help='an SRDF named state (e.g. home, ready)')
 
@@ -279,12 +302,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog='robot-state-core', description=__doc__.split('\n')[0])
     sub = parser.add_subparsers(dest='command', required=True)
     p_run = sub.add_parser('run', help='publish a robot on ROS 2 with a live status line')
-    p_run.add_argument('--urdf', help='URDF file (default: the embedded default robot)')
+    p_run.add_argument('--urdf', help=_URDF_HELP)
     p_run.add_argument('--duration', type=float, default=None,
                        help='stop after this many seconds (default: run until Ctrl-C)')
     p_run.add_argument('--srdf', help="SRDF file (default: the embedded robot's, if no --urdf)")
-    p_run.add_argument('--package-root', action='append', default=[],
-                       help='directory containing ROS packages (mesh URIs); repeatable')
+    _add_description_arguments(p_run)
     p_run.add_argument('--frame-prefix', default='', help='prefix for every frame id')
     p_run.add_argument('--simulate', action='store_true',
                        help='also publish joint_states that sweep every joint smoothly')
@@ -301,8 +323,9 @@ def build_parser() -> argparse.ArgumentParser:
                             'on PORT (default 8080) and print its URL')
     p_run.set_defaults(func=_cmd_run)
     p_check = sub.add_parser('check', help='load a URDF and report its contents')
-    p_check.add_argument('urdf', help='URDF file')
+    p_check.add_argument('urdf', help='URDF or xacro (*.xacro) file')
     p_check.add_argument('srdf', nargs='?', default=None, help='SRDF file (optional)')
+    _add_description_arguments(p_check)
     p_check.set_defaults(func=_cmd_check)
     p_fk = sub.add_parser('fk', help='link poses for a configuration (JSON)')
     _add_configuration_arguments(p_fk)
@@ -322,10 +345,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_col.add_argument('--padding', type=float, default=0.0, help='link padding [m]')
     p_col.set_defaults(func=_cmd_collide)
     p_acm = sub.add_parser('gen-acm', help='generate SRDF disable_collisions by sampling')
-    p_acm.add_argument('--urdf', help='URDF file (default: the embedded default robot)')
+    p_acm.add_argument('--urdf', help=_URDF_HELP)
     p_acm.add_argument('--srdf', help='SRDF file (groups; optional)')
-    p_acm.add_argument('--package-root', action='append', default=[],
-                       help='directory containing ROS packages (mesh URIs); repeatable')
+    _add_description_arguments(p_acm)
     p_acm.add_argument('--samples', type=int, default=10000,
                        help='random configurations of the "never in collision" phase '
                             "(default 10000, the Setup Assistant's default density)")

@@ -54,6 +54,22 @@ class UrdfLoadError(RobotDescriptionError):
         super().__init__(message + where)
 
 
+class XacroError(UrdfLoadError):
+    """A xacro document could not be expanded to URDF (see :mod:`robot_state_core.io.xacro`).
+
+    Attributes:
+        file: The file the problem is in: the top-level file, an included file, or the file
+            that defines the failing macro.
+        line: 1-based line in ``file`` when known (always for XML syntax errors), else ``None``.
+    """
+
+    def __init__(self, message: str, *, file: str, line: int | None = None) -> None:
+        self.file = file
+        location = file + (f':{line}' if line is not None else '')
+        super().__init__(f'xacro {location}: {message}')
+        self.line = line
+
+
 class SrdfLoadError(RobotDescriptionError):
     """An SRDF document is malformed or does not match its URDF."""
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import logging
 import math
 from pathlib import Path
@@ -49,6 +49,7 @@ from robot_state_core.errors import RobotDescriptionError, UrdfLoadError
 from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Mesh, Shape, Sphere
 from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.io.safe_xml import parse_xml
+from robot_state_core.io.xacro import expand_xacro_file, is_xacro_path
 from robot_state_core.joints import (
     Joint,
     JointCalibration,
@@ -541,10 +542,7 @@ def load_urdf_string(document: str | bytes, *, source: str = '<string>',
     """
     from robot_state_core.scene_graph import SceneGraph
 
-    if resolver is None:
-        resolver = ResourceResolver(
-            {k: Path(v) for k, v in (package_map or {}).items()},
-            tuple(Path(p) for p in package_roots))
+    resolver = _resolver(package_map, package_roots, resolver)
     if base_dir is not None:
         resolver = resolver.with_base_dir(Path(base_dir))
     root = parse_xml(document, source=source)
@@ -595,23 +593,43 @@ def load_urdf_string(document: str | bytes, *, source: str = '<string>',
     return UrdfLoadResult(graph, named, tuple(warnings), tuple(unresolved), source)
 
 
-def load_urdf_file(path: str | Path, **kwargs: Any) -> UrdfLoadResult:
-    """Load a URDF file; relative mesh paths resolve against its directory.
+def _resolver(package_map: Mapping[str, str | Path] | None, package_roots: Sequence[str | Path],
+              resolver: ResourceResolver | None) -> ResourceResolver:
+    if resolver is not None:
+        return resolver
+    return ResourceResolver({k: Path(v) for k, v in (package_map or {}).items()},
+                            tuple(Path(p) for p in package_roots))
+
+
+def load_urdf_file(path: str | Path, *, xacro_args: Mapping[str, str] | None = None,
+                   **kwargs: Any) -> UrdfLoadResult:
+    """Load a URDF file, or a xacro file (``*.xacro``), expanded first as the xacro command does.
+
+    Relative mesh paths resolve against the file's directory; in a xacro file ``$(find pkg)``
+    resolves like ``package://pkg`` (package map, package roots, ament index).
 
     Args:
-        path: The URDF file.
+        path: The URDF or xacro file.
+        xacro_args: xacro arguments (``name:=value`` on the xacro command line).
         **kwargs: As for :func:`load_urdf_string` (``package_map``, ``package_roots``,
             ``resolver``, ``strict_meshes``).
 
     Raises:
         RobotDescriptionError: The file cannot be read (and as :func:`load_urdf_string`).
+        XacroError: The xacro file cannot be expanded (names the file and line).
     """
     p = Path(path)
+    kwargs.setdefault('base_dir', p.resolve().parent)
+    if is_xacro_path(p):
+        resolver = _resolver(kwargs.pop('package_map', None), kwargs.pop('package_roots', ()),
+                             kwargs.pop('resolver', None))
+        expanded = expand_xacro_file(p, mappings=xacro_args, resolver=resolver)
+        result = load_urdf_string(expanded.xml, source=str(p), resolver=resolver, **kwargs)
+        return replace(result, warnings=expanded.warnings + result.warnings)
     try:
         data = p.read_bytes()
     except OSError as exc:
         raise RobotDescriptionError(f'cannot read URDF {str(p)!r}: {exc.strerror}') from None
-    kwargs.setdefault('base_dir', p.resolve().parent)
     return load_urdf_string(data, source=str(p), **kwargs)
 
 

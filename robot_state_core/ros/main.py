@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 import importlib
 import os
@@ -24,6 +24,8 @@ from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 
 from robot_state_core.errors import RobotStateCoreError
+from robot_state_core.io.resources import ResourceResolver
+from robot_state_core.io.xacro import read_robot_description
 from robot_state_core.joint_sweep import JointSweep
 from robot_state_core.ros import qos
 from robot_state_core.ros.state_publisher_node import StatePublisherNode
@@ -197,11 +199,12 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         frame_prefix: str = '', simulate: bool = False, sim_rate: float = 50.0,
         publish_frequency: float = 20.0, ignore_timestamp: bool = False,
         with_services: bool = True, status_period: float = 1.0,
-        out: TextIO = sys.stdout) -> int:
+        out: TextIO = sys.stdout, xacro_args: Mapping[str, str] | None = None) -> int:
     """Run the all-in-one process on a URDF and print a live status line.
 
     Args:
-        urdf_path: URDF file to publish.
+        urdf_path: URDF file to publish, or a ``.xacro`` file (expanded as the xacro command
+            does; ``$(find pkg)`` resolves through ``package_roots`` and the ament index).
         srdf_path: SRDF file (groups for the services), or ``None``.
         package_roots: Directories containing ROS packages (mesh URIs).
         duration: Stop after this many seconds (``None``: until Ctrl-C).
@@ -213,12 +216,20 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         with_services: Also serve compute_ik / compute_fk / check_state_validity.
         status_period: Seconds between status updates.
         out: Stream for the status line (a TTY gets an in-place line).
+        xacro_args: xacro arguments (``name:=value``) when ``urdf_path`` is a xacro file.
 
     Returns:
         The process exit code.
+
+    Raises:
+        RobotDescriptionError: The URDF cannot be read, or the xacro file cannot be expanded
+            (:class:`~robot_state_core.errors.XacroError`, naming the file and line).
     """
+    description = read_robot_description(
+        urdf_path, mappings=xacro_args,
+        resolver=ResourceResolver(package_roots=tuple(Path(p) for p in package_roots)))
     overrides = [
-        Parameter('robot_description', value=urdf_path.read_text(encoding='utf-8')),
+        Parameter('robot_description', value=description),
         Parameter('robot_description_semantic',
                   value=srdf_path.read_text(encoding='utf-8') if srdf_path else ''),
         Parameter('frame_prefix', value=frame_prefix),
