@@ -1,12 +1,13 @@
 """Launch robot_state_core: state publisher and MoveIt-compatible services in one process.
 
 The state publisher is a robot_state_publisher drop-in; the IK/FK/validity services share its
-model.
+model. robot_state_core.launch.xml is its XML twin (same arguments, node and parameters).
 
 Arguments:
     use_default_robot: 'true' (default) runs the embedded rsc_mobile_manipulator.
     urdf: URDF file, or a .xacro file (expanded with the xacro command), when
         use_default_robot is 'false'.
+    xacro_args: xacro arguments for a .xacro urdf, e.g. "ur_type:=ur5e name:=ur".
     srdf: SRDF file (groups, named states, disabled collision pairs); optional.
     namespace: Namespace of the node and its relative topics/services.
     frame_prefix: Prefix prepended to every published frame id.
@@ -39,10 +40,11 @@ def generate_launch_description():
     srdf = LaunchConfiguration('srdf')
     # xacro files are expanded, plain URDFs are read as they are.
     description_command = PythonExpression([
-        "'xacro ' if '", urdf, "'.endswith('.xacro') else 'cat '"])
+        "'xacro ", LaunchConfiguration('xacro_args'), " ' if '", urdf,
+        "'.endswith('.xacro') else 'cat '"])
     description = ParameterValue(Command([description_command, urdf]), value_type=str)
     semantic = ParameterValue(Command([
-        PythonExpression(["'cat ' if '", srdf, "' else 'echo'"]), ' ', srdf]), value_type=str)
+        PythonExpression(["'cat ' if '", srdf, "' else 'true'"]), ' ', srdf]), value_type=str)
     common = {
         'frame_prefix': LaunchConfiguration('frame_prefix'),
         'kinematics_config': kinematics,
@@ -52,6 +54,8 @@ def generate_launch_description():
                               description='Run the embedded rsc_mobile_manipulator'),
         DeclareLaunchArgument('urdf', default_value=default_urdf,
                               description='URDF or xacro file (use_default_robot:=false)'),
+        DeclareLaunchArgument('xacro_args', default_value='',
+                              description='xacro arguments name:=value ... for a .xacro urdf'),
         DeclareLaunchArgument('srdf', default_value='', description='SRDF file (optional)'),
         DeclareLaunchArgument('namespace', default_value='', description='Node namespace'),
         DeclareLaunchArgument('frame_prefix', default_value='',

@@ -150,7 +150,7 @@ def test_xacro_args_parse_like_the_command_line() -> None:
 
 def test_missing_xacro_file_is_a_typed_error() -> None:
     """A .xacro path that does not exist raises XacroError naming it."""
-    with pytest.raises(XacroError, match='no_such.urdf.xacro'):
+    with pytest.raises(XacroError, match=r'no_such\.urdf\.xacro'):
         RobotModel.from_urdf_file(XACRO_DIR / 'no_such.urdf.xacro')
 
 
