@@ -28,12 +28,16 @@ MATCH_TIMEOUT = 10.0
 SHM_DIR = Path('/dev/shm')
 
 
+#: Name parts of FastDDS shared-memory files: Fast DDS 3 (Kilted) writes ``fastdds_*``, Fast DDS
+#: 2.14 (Jazzy's ``fastrtps``) ``fastrtps_*``; data-sharing segments are ``fast_datasharing_*``.
+SHM_MARKERS = ('fastdds', 'fastrtps', 'fast_datasharing')
+
+
 def shm_segments() -> set[str]:
     """Names of FastDDS shared-memory files currently in /dev/shm."""
     if not SHM_DIR.is_dir():
         return set()
-    return {p.name for p in SHM_DIR.iterdir() if 'fastdds' in p.name or 'fast_datasharing' in
-            p.name}
+    return {p.name for p in SHM_DIR.iterdir() if any(m in p.name for m in SHM_MARKERS)}
 
 
 def _mapped_shm_segments() -> set[str]:
@@ -45,7 +49,7 @@ def _mapped_shm_segments() -> set[str]:
         except OSError:  # the process went away or is not ours to read
             continue
         for line in text.splitlines():
-            if '/dev/shm/' in line and 'fastdds' in line:
+            if '/dev/shm/' in line and any(m in line for m in SHM_MARKERS):
                 in_use.add(line.rsplit('/', 1)[-1].split(' ')[0])
     return in_use
 

@@ -16,9 +16,11 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.ros  # run on every distribution `make test` covers
+
 pytest.importorskip('ament_index_python')
 
-from ament_index_python.packages import get_package_share_directory
+from ament_index_python.packages import get_package_share_directory  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 INTERFACES_DIR = REPO_ROOT / 'interfaces'

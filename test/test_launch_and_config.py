@@ -158,6 +158,7 @@ def test_both_launch_files_expand_xacro_with_the_xacro_command() -> None:
         "$(command '$(var description_command) $(var urdf)')"
 
 
+@pytest.mark.ros
 def test_launch_parameters_and_files_are_declared_and_installed() -> None:
     """Every parameter either launch file sets is declared; its YAML files exist and install."""
     pytest.importorskip('rclpy')
@@ -195,6 +196,7 @@ def _yaml_type_matches(value: object, ptype: int) -> bool:
     return checks[ptype](value)
 
 
+@pytest.mark.ros
 def test_node_parameter_yaml_is_declared_with_the_right_types() -> None:
     """Every key under /**: ros__parameters: is a declared parameter of the right type."""
     pytest.importorskip('rclpy')

@@ -118,6 +118,17 @@ def test_xml_launch_runs_the_node_on_a_xacro_robot(ros, prefix: Path, tmp_path: 
                                                       abs=1e-12)
 
 
+def _distribution_of_the_wheels() -> str:
+    """Told apart by the DDS wheel, not by rclpy: Jazzy ships Fast DDS 2 as ros-fastrtps."""
+    import importlib.metadata
+
+    try:
+        importlib.metadata.version('ros-fastrtps')
+    except importlib.metadata.PackageNotFoundError:
+        return 'Kilted'
+    return 'Jazzy'
+
+
 def test_cli_run_publishes_a_xacro_robot(ros, prefix: Path) -> None:
     """robot-state-core run --urdf arm.urdf.xacro --xacro-arg ... --package-root ..."""
     child = ros_testing.ChildProcess(
@@ -134,6 +145,7 @@ def test_cli_run_publishes_a_xacro_robot(ros, prefix: Path) -> None:
         code = child.stop()
     assert code == 0, child.lines
     assert "published robot 'rsc_xacro_arm' (3 links, 2 joints)" in line
+    assert f'[ROS 2 {_distribution_of_the_wheels()}, domain ' in line
     assert got[0].data == _xacro([str(ARM), 'links:=2', 'with_tool:=false'], prefix)
 
 

@@ -28,6 +28,7 @@ from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.io.xacro import read_robot_description
 from robot_state_core.joint_sweep import JointSweep
 from robot_state_core.ros import qos
+from robot_state_core.ros.distro import ros_distro
 from robot_state_core.ros.state_publisher_node import StatePublisherNode
 
 
@@ -261,7 +262,8 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         service_thread = _ServiceThread([server] if server is not None else [])
         service_thread.start()
         model = publisher.model
-        dds = (f"domain {os.environ.get('ROS_DOMAIN_ID', '0')}, discovery "
+        dds = (f"ROS 2 {ros_distro().capitalize() or '(unknown distribution)'}, "
+               f"domain {os.environ.get('ROS_DOMAIN_ID', '0')}, discovery "
                f"{os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE', 'SUBNET (default)')}")
         services = ' and compute_ik/compute_fk/check_state_validity' if server else ''
         print(f"published robot '{model.name}' ({model.link_count} links, {model.joint_count} "
