@@ -141,6 +141,22 @@ def test_the_xacro_command_fails_on_the_same_files() -> None:
         assert proc.returncode != 0, name
 
 
+def test_xacro_warnings_become_load_warnings(capfd: pytest.CaptureFixture[str]) -> None:
+    """What xacro prints on stderr (here: ignored include children) is a load warning instead."""
+    path = XACRO_DIR / 'warning_include_children.urdf.xacro'
+    proc = subprocess.run([_xacro_command(), str(path)], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert proc.returncode == 0
+    assert 'Child elements of a <xacro:include> tag are ignored' in proc.stderr
+    capfd.readouterr()
+    model = RobotModel.from_urdf_file(path)
+    assert model.link_names == ('base_link',)
+    assert model.load_warnings == (
+        'Child elements of a <xacro:include> tag are ignored '
+        f'(when processing file: {path})',)
+    assert capfd.readouterr().err == ''
+
+
 def test_xacro_args_parse_like_the_command_line() -> None:
     """name:=value pairs; a value may contain ':=' and '='; a malformed item is a typed error."""
     assert parse_xacro_args(['a:=1', 'b:=x:=y', 'c:=']) == {'a': '1', 'b': 'x:=y', 'c': ''}

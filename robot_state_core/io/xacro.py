@@ -199,8 +199,25 @@ def expand_xacro_file(path: str | Path, *, mappings: Mapping[str, str] | None = 
             raise XacroError(' '.join(text.split()), file=file, line=line) from None
         finally:
             xacro.init_stacks(None)
-    warnings = tuple(line.strip() for line in stderr.getvalue().splitlines() if line.strip())
-    return XacroResult(urdf_xml, source, warnings)
+    return XacroResult(urdf_xml, source, _warnings(stderr.getvalue()))
+
+
+#: Lines xacro prints after a warning to say where it happened.
+_LOCATION_LINES = ('when processing file:', 'included from:', 'in file:',
+                   'when instantiating macro:', 'instantiated from:')
+
+
+def _warnings(stderr: str) -> tuple[str, ...]:
+    """xacro's stderr as one warning per message, its location lines appended in parentheses."""
+    warnings: list[str] = []
+    for line in (raw.strip() for raw in stderr.splitlines()):
+        if not line:
+            continue
+        if warnings and line.startswith(_LOCATION_LINES):
+            warnings[-1] += f' ({line})'
+        else:
+            warnings.append(line.removeprefix('warning: '))
+    return tuple(warnings)
 
 
 def read_robot_description(path: str | Path, *, mappings: Mapping[str, str] | None = None,
