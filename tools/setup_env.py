@@ -90,6 +90,24 @@ def _fingerprint() -> str:
     return h.hexdigest()
 
 
+def _interface_fingerprint(pkg: str) -> str:
+    """Hash of what a stand-in's build depends on: its sources, the pins, the Python."""
+    h = hashlib.sha256()
+    h.update(sys.version.encode())
+    base = ROOT / 'interfaces' / pkg
+    files = [*DISTRO.constraints,
+             *sorted(p for p in base.rglob('*') if p.is_file() and 'build' not in p.parts)]
+    for f in files:
+        h.update(str(f.relative_to(ROOT)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def _importable(module: str) -> bool:
+    return subprocess.run([str(_venv_python()), '-c', f'import {module}'], env=_env(),
+                          capture_output=True, check=False).returncode == 0
+
+
 def _venv_python() -> Path:
     return DISTRO.venv / 'bin' / 'python'
 
@@ -265,10 +283,20 @@ def main() -> int:
         if _real_interfaces_present():
             done(t0, 'skipped: the real packages are importable (a ROS installation)')
         else:
+            rebuilt = False  # a rebuilt package forces a rebuild of the ones after it
             for pkg in INTERFACES:
                 t1 = time.monotonic()
+                stamp = VENV / '.interfaces' / f'{pkg}.sha256'
+                source = _interface_fingerprint(pkg)
+                if (not args.force and not rebuilt and stamp.is_file()
+                        and stamp.read_text() == source and _importable(f'{pkg}.msg')):
+                    _say(f'      {pkg}: sources and pins unchanged, kept')
+                    continue
                 _run([*pip, '--no-build-isolation', '--no-deps', '--force-reinstall',
                       str(ROOT / 'interfaces' / pkg)], label=f'build of {pkg}')
+                stamp.parent.mkdir(exist_ok=True)
+                stamp.write_text(source)
+                rebuilt = True
                 _say(f'      built {pkg} in {time.monotonic() - t1:.1f} s')
             done(t0)
 
