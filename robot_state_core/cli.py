@@ -59,6 +59,8 @@ def _cmd_run(ns: argparse.Namespace) -> int:
                    publish_frequency=ns.publish_frequency, ignore_timestamp=ns.ignore_timestamp,
                    with_services=not ns.no_services,
                    xacro_args=parse_xacro_args(ns.xacro_arg))
+    except KeyboardInterrupt:  # a Ctrl-C that landed after run() had cleaned up: a normal stop
+        return 0
     finally:
         if viewer is not None:
             viewer.send_signal(signal.SIGINT)  # a clean stop (DDS participant, port)

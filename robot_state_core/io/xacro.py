@@ -208,7 +208,7 @@ _LOCATION_LINES = ('when processing file:', 'included from:', 'in file:',
 
 
 def _warnings(stderr: str) -> tuple[str, ...]:
-    """xacro's stderr as one warning per message, its location lines appended in parentheses."""
+    """One warning per message of xacro's stderr, its location lines appended in parentheses."""
     warnings: list[str] = []
     for line in (raw.strip() for raw in stderr.splitlines()):
         if not line:

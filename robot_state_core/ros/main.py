@@ -48,9 +48,26 @@ def _spin_node(node_factory: Any, name: str, args: list[str] | None) -> int:
         if rclpy.ok():
             raise  # a real failure; a Ctrl-C inside an rcl call is a normal stop
     finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+        _tear_down([node])
     return 0
+
+
+def _tear_down(nodes: Sequence[Node], service_thread: _ServiceThread | None = None) -> None:
+    """Stop the service thread, destroy the nodes, shut rclpy down: every step, whatever lands.
+
+    On Ctrl-C, rclpy's signal handler shuts the context down from its own thread while Python
+    raises KeyboardInterrupt at its next check, so the interrupt can arrive after an rcl error
+    has already ended the run, i.e. in here (seen with Jazzy's rclpy 7). It must not skip the
+    remaining steps (a participant left alive leaves shared memory behind) nor escape.
+    """
+    steps: list[Any] = [service_thread.stop] if service_thread is not None else []
+    steps += [node.destroy_node for node in nodes]
+    steps.append(rclpy.try_shutdown)
+    for step in steps:
+        try:
+            step()
+        except KeyboardInterrupt:
+            continue
 
 
 def state_publisher_main(args: list[str] | None = None) -> int:
@@ -89,9 +106,7 @@ def all_in_one_main(args: list[str] | None = None) -> int:
         if rclpy.ok():
             raise  # a real failure; a Ctrl-C inside an rcl call is a normal stop
     finally:
-        for node in nodes:
-            node.destroy_node()
-        rclpy.try_shutdown()
+        _tear_down(nodes)
     return 0
 
 
@@ -291,11 +306,7 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
             raise
         return 0  # Ctrl-C shut the context down inside an rcl call: a normal stop
     finally:
-        if service_thread is not None:
-            service_thread.stop()
-        for node in nodes:
-            node.destroy_node()
-        rclpy.try_shutdown()
+        _tear_down(nodes, service_thread)
 
 
 def _status_line(elapsed: float, publisher: StatePublisherNode, server: Any,
