@@ -65,6 +65,9 @@ DISTROS = {
                      'requirements-test.txt')),
 }
 DISTRO = DISTROS['kilted']  # set by main()
+WHEEL_CACHE = Path(os.environ.get('RSC_WHEEL_CACHE') or
+                   Path(os.environ.get('XDG_CACHE_HOME') or Path.home() / '.cache')
+                   / 'robot_state_core' / 'interface-wheels')
 PIP_NOISE = ('is ignored: it is neither a file nor a directory',)
 PIP_SHOWN = ('Building wheel', 'Successfully built', 'ERROR', 'error:')
 
@@ -90,10 +93,15 @@ def _fingerprint() -> str:
     return h.hexdigest()
 
 
-def _interface_fingerprint(pkg: str) -> str:
-    """Hash of what a stand-in's build depends on: its sources, the pins, the Python."""
+def _interface_fingerprint(pkg: str, before: str) -> str:
+    """Hash of what a stand-in's build depends on.
+
+    That is its sources, the pins, the Python, and the stand-ins built before it (``before``:
+    their fingerprint).
+    """
     h = hashlib.sha256()
     h.update(sys.version.encode())
+    h.update(before.encode())
     base = ROOT / 'interfaces' / pkg
     files = [*DISTRO.constraints,
              *sorted(p for p in base.rglob('*') if p.is_file() and 'build' not in p.parts)]
@@ -101,6 +109,28 @@ def _interface_fingerprint(pkg: str) -> str:
         h.update(str(f.relative_to(ROOT)).encode())
         h.update(f.read_bytes())
     return h.hexdigest()
+
+
+def _interface_wheel(pkg: str, fingerprint: str, force: bool) -> tuple[Path, str]:
+    """The stand-in's wheel: from the cache when built before from the same inputs, else built.
+
+    The cache (``$RSC_WHEEL_CACHE``, default ``~/.cache/robot_state_core/interface-wheels``) is
+    keyed by the distribution and the fingerprint, like pip's own wheel cache; a fresh machine
+    builds (``--force`` always builds).
+    """
+    cached = WHEEL_CACHE / f'{DISTRO.name}-{pkg}-{fingerprint[:24]}'
+    wheels = sorted(cached.glob('*.whl')) if cached.is_dir() else []
+    if wheels and not force:
+        return wheels[0], 'wheel from the cache (same sources and pins)'
+    t0 = time.monotonic()
+    scratch = cached.with_name(f'{cached.name}.tmp{os.getpid()}')
+    shutil.rmtree(scratch, ignore_errors=True)
+    _run([str(_venv_python()), '-m', 'pip', 'wheel', '--disable-pip-version-check',
+          '--no-build-isolation', '--no-deps', '-w', str(scratch), str(ROOT / 'interfaces' / pkg)],
+         label=f'build of {pkg}')
+    shutil.rmtree(cached, ignore_errors=True)
+    scratch.rename(cached)
+    return next(cached.glob('*.whl')), f'built in {time.monotonic() - t0:.1f} s'
 
 
 def _importable(module: str) -> bool:
@@ -283,21 +313,21 @@ def main() -> int:
         if _real_interfaces_present():
             done(t0, 'skipped: the real packages are importable (a ROS installation)')
         else:
-            rebuilt = False  # a rebuilt package forces a rebuild of the ones after it
+            chain = ''  # each fingerprint includes the ones before it (dependency order)
             for pkg in INTERFACES:
                 t1 = time.monotonic()
                 stamp = VENV / '.interfaces' / f'{pkg}.sha256'
-                source = _interface_fingerprint(pkg)
-                if (not args.force and not rebuilt and stamp.is_file()
-                        and stamp.read_text() == source and _importable(f'{pkg}.msg')):
+                source = chain = _interface_fingerprint(pkg, chain)
+                if (not args.force and stamp.is_file() and stamp.read_text() == source
+                        and _importable(f'{pkg}.msg')):
                     _say(f'      {pkg}: sources and pins unchanged, kept')
                     continue
-                _run([*pip, '--no-build-isolation', '--no-deps', '--force-reinstall',
-                      str(ROOT / 'interfaces' / pkg)], label=f'build of {pkg}')
+                wheel, how = _interface_wheel(pkg, source, force=args.force)
+                _run([*pip, '--no-deps', '--force-reinstall', str(wheel)],
+                     label=f'install of {pkg}')
                 stamp.parent.mkdir(exist_ok=True)
                 stamp.write_text(source)
-                rebuilt = True
-                _say(f'      built {pkg} in {time.monotonic() - t1:.1f} s')
+                _say(f'      {pkg}: {how}, installed in {time.monotonic() - t1:.1f} s')
             done(t0)
 
         t0 = step(5, f'robot_state_core (editable install into {VENV.name})')
