@@ -162,3 +162,18 @@ def test_cli_run_reports_a_broken_xacro_with_file_and_line(
     assert err.startswith('robot-state-core run: xacro ')
     assert 'broken_macros.xacro:10' in err
     assert err.count('\n') == 1
+
+
+def test_ros_distro_comes_from_ros_distro_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a ROS install setup.bash exports ROS_DISTRO, which wins over the wheel's version."""
+    from robot_state_core.ros.distro import ros_distro
+
+    ros_distro.cache_clear()
+    try:
+        monkeypatch.setenv('ROS_DISTRO', 'Humble')
+        assert ros_distro() == 'humble'
+        ros_distro.cache_clear()
+        monkeypatch.delenv('ROS_DISTRO')
+        assert ros_distro() == _distribution_of_the_wheels().lower()
+    finally:
+        ros_distro.cache_clear()
