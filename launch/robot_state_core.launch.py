@@ -46,7 +46,7 @@ def generate_launch_description():
     semantic = ParameterValue(Command([
         PythonExpression(["'cat ' if '", srdf, "' else 'true'"]), ' ', srdf]), value_type=str)
     common = {
-        'frame_prefix': LaunchConfiguration('frame_prefix'),
+        'frame_prefix': ParameterValue(LaunchConfiguration('frame_prefix'), value_type=str),
         'kinematics_config': kinematics,
     }
     return LaunchDescription([

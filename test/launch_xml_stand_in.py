@@ -2,7 +2,7 @@
 
 It understands exactly the subset ``launch/robot_state_core.launch.xml`` uses, with the
 semantics of ros2/launch's XML front end: ``<arg name default>``, ``<let name value>``,
-``<node pkg exec namespace if unless>`` with ``<param from>`` and ``<param name value>``, and
+``<node pkg exec namespace if unless>`` with ``<param from>`` and ``<param name type value>``, and
 the substitutions ``$(var)``, ``$(find-pkg-share)``, ``$(eval)`` (a Python expression) and
 ``$(command)`` (a shell-split command whose stdout is the value). Anything else raises, so the
 stand-in can never silently accept a file the real launch would read differently.
@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 import shlex
 import subprocess
+from typing import Any
 
 from lxml import etree
+import yaml
 
 SUBSTITUTIONS = ('var', 'find-pkg-share', 'eval', 'command')
 
@@ -30,14 +32,32 @@ class LaunchedNode:
         executable: ``exec`` (a console script of the package).
         namespace: The evaluated namespace ('' for none).
         parameter_files: ``<param from>`` YAML files, in order.
-        parameters: ``<param name value>`` values, evaluated.
+        parameters: ``<param name value>`` values, evaluated and typed as launch_ros does.
     """
 
     package: str
     executable: str
     namespace: str
     parameter_files: tuple[Path, ...]
-    parameters: dict[str, str]
+    parameters: dict[str, Any]
+
+
+def _typed(value: str, type_identifier: str | None) -> Any:
+    """A ``<param>`` value as launch_ros gives it to the node.
+
+    ``type="str"`` keeps the string; without a type launch_ros reads the value as YAML (an empty
+    string stays ''), and refuses anything but a scalar or a uniform list.
+    """
+    if type_identifier == 'str':
+        return value
+    if type_identifier is not None:
+        raise ValueError(f'type="{type_identifier}" is not understood by this stand-in')
+    parsed = yaml.safe_load(value)
+    if parsed is None:
+        return ''
+    if not isinstance(parsed, bool | int | float | str | list):
+        raise TypeError(f'launch_ros refuses a parameter value of type {type(parsed).__name__}')
+    return parsed
 
 
 def _split_arguments(text: str) -> list[str]:
@@ -166,7 +186,8 @@ class LaunchXml:
                     if 'from' in param.attrib:
                         files.append(Path(self.substitute(param.get('from'))))
                     else:
-                        params[param.get('name')] = self.substitute(param.get('value'))
+                        params[param.get('name')] = _typed(self.substitute(param.get('value')),
+                                                           param.get('type'))
                 launched.append(LaunchedNode(element.get('pkg'), element.get('exec'),
                                              self.substitute(element.get('namespace', '')),
                                              tuple(files), params))

@@ -158,6 +158,17 @@ def test_both_launch_files_expand_xacro_with_the_xacro_command() -> None:
         "$(command '$(var description_command) $(var urdf)')"
 
 
+def test_python_launch_passes_substitutions_as_strings() -> None:
+    """No LaunchConfiguration/Command goes into a parameter dict bare (launch_ros would YAML it)."""
+    for node in ast.walk(ast.parse(LAUNCH.read_text())):
+        if isinstance(node, ast.Dict):
+            for value in node.values:
+                if isinstance(value, ast.Call):
+                    assert _call_name(value) == 'ParameterValue', ast.unparse(value)
+                    keywords = {k.arg: ast.unparse(k.value) for k in value.keywords}
+                    assert keywords.get('value_type') == 'str', ast.unparse(value)
+
+
 @pytest.mark.ros
 def test_launch_parameters_and_files_are_declared_and_installed() -> None:
     """Every parameter either launch file sets is declared; its YAML files exist and install."""
@@ -169,6 +180,12 @@ def test_launch_parameters_and_files_are_declared_and_installed() -> None:
     python_names = _python_parameter_names()
     assert xml_names == python_names
     assert xml_names <= set(declared), sorted(xml_names - set(declared))
+    from rcl_interfaces.msg import ParameterType
+
+    for param in _xml().iter('param'):
+        if param.get('name') and declared[param.get('name')] == ParameterType.PARAMETER_STRING:
+            # launch_ros reads an untyped value as YAML ("key: value" in a URDF comment fails)
+            assert param.get('type') == 'str', param.get('name')
     for node in _xml().iter('node'):
         files = [p.get('from') for p in node.iter('param') if p.get('from')]
         assert files == ['$(var share)/config/robot_state_core.yaml']
