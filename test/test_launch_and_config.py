@@ -159,7 +159,7 @@ def test_both_launch_files_expand_xacro_with_the_xacro_command() -> None:
 
 
 def test_python_launch_passes_substitutions_as_strings() -> None:
-    """No LaunchConfiguration/Command goes into a parameter dict bare (launch_ros would YAML it)."""
+    """No substitution goes into a parameter dict bare (launch_ros would read it as YAML)."""
     for node in ast.walk(ast.parse(LAUNCH.read_text())):
         if isinstance(node, ast.Dict):
             for value in node.values:
