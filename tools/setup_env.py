@@ -93,19 +93,37 @@ def _fingerprint() -> str:
     return h.hexdigest()
 
 
+#: Non-ROS pins a stand-in's build reads (besides every ``ros-*`` wheel): the generators' Python
+#: dependencies, NumPy's headers, the build backend. Other pins (viser, pytest, ...) do not
+#: invalidate the built stand-ins.
+BUILD_PINS = ('numpy', 'scikit-build-core', 'catkin-pkg', 'empy', 'lark-parser', 'pybind11',
+              'setuptools', 'pyyaml')
+
+
+def _build_pins() -> list[str]:
+    """The distribution's pins that a stand-in's build depends on, sorted."""
+    pins = {}
+    for path in DISTRO.constraints:  # later files win, as in _constraints_file()
+        for line in path.read_text().splitlines():
+            line = line.split('#', 1)[0].strip()
+            name = line.split('==')[0].strip().lower().replace('_', '-')
+            if line and (name.startswith('ros-') or name in BUILD_PINS):
+                pins[name] = line
+    return [pins[k] for k in sorted(pins)]
+
+
 def _interface_fingerprint(pkg: str, before: str) -> str:
     """Hash of what a stand-in's build depends on.
 
-    That is its sources, the pins, the Python, and the stand-ins built before it (``before``:
-    their fingerprint).
+    That is its sources, the ROS and build pins, the Python, and the stand-ins built before it
+    (``before``: their fingerprint).
     """
     h = hashlib.sha256()
     h.update(sys.version.encode())
     h.update(before.encode())
+    h.update('\n'.join(_build_pins()).encode())
     base = ROOT / 'interfaces' / pkg
-    files = [*DISTRO.constraints,
-             *sorted(p for p in base.rglob('*') if p.is_file() and 'build' not in p.parts)]
-    for f in files:
+    for f in sorted(p for p in base.rglob('*') if p.is_file() and 'build' not in p.parts):
         h.update(str(f.relative_to(ROOT)).encode())
         h.update(f.read_bytes())
     return h.hexdigest()
