@@ -20,6 +20,18 @@ class InvalidArgumentError(RobotStateCoreError, ValueError):
     """An argument has the wrong shape, is not finite, or is out of its documented range."""
 
 
+class InvalidIndexError(InvalidArgumentError, IndexError):
+    """An integer index (of a link, variable, collision body, ...) is out of range or negative.
+
+    Negative indices are refused rather than counted from the end: ``-1`` is far more often a
+    "not found" sentinel than a wish for the last link.
+    """
+
+
+class InvalidTypeError(InvalidArgumentError, TypeError):
+    """An argument has the wrong type (``None`` for a name, a float for an index, ...)."""
+
+
 class ModelError(RobotStateCoreError, ValueError):
     """A model is structurally unusable for kinematics (not a tree, unknown joint type, ...)."""
 
@@ -88,7 +100,8 @@ class UnknownNameError(RobotStateCoreError, KeyError):
     def __init__(self, name: str, kind: str, known: Iterable[str] = ()) -> None:
         self.name = name
         self.kind = kind
-        self.suggestions = tuple(difflib.get_close_matches(name, list(known), n=3, cutoff=0.5))
+        self.suggestions = tuple(difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
+                                 if isinstance(name, str) else ())
         message = f'unknown {kind} name {name!r}'
         if self.suggestions:
             message += '; did you mean ' + ' or '.join(repr(s) for s in self.suggestions) + '?'

@@ -26,12 +26,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robot_state_core._typing import all_finite, as_finite_float, as_index
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.joint_kernels import rpy_from_rotation
 from robot_state_core.joints import JointType
 from robot_state_core.transforms import (
+    check_quat_xyzw,
     FloatArray,
+    quat_xyzw_from_rotation,
     rotation_exp,
     rotation_from_quat_xyzw,
     rotation_from_rpy,
@@ -44,7 +47,9 @@ BoolArray = NDArray[np.bool_]
 
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
 
-
+_DENSE_FOLD_MAX_NV = 64
+'''Largest ``nv`` for which the mimic fold is one dense ``(nv, nv)`` product (32 kB); larger
+models fold with index arithmetic, so the plan stays O(links + joints) in memory.'''
 
 
 def _plane_basis(axis: FloatArray) -> FloatArray:
@@ -77,6 +82,7 @@ class KinematicsPlan:
     planar_basis: FloatArray  # (P, 3, 3)
     floating: IntArray
     floating_q: IntArray  # (F, 7)
+    floating_labels: tuple[str, ...]  # "FLOATING joint 'name'" per floating joint (messages)
     rpy: IntArray
     rpy_q: IntArray  # (R, 6)
     child: IntArray
@@ -89,12 +95,11 @@ class KinematicsPlan:
     v_rotational: BoolArray  # (nv,)
     v_axis: FloatArray  # (nv, 3) axis in the column's frame
     v_in_joint_frame: BoolArray  # (nv,) frame is F (joint frame) rather than the child link
-    link_ancestor_v: BoolArray  # (L, nv) column k moves link l
     q_of_v: IntArray  # (nv,) q index of 1-DOF/planar velocity variables (-1 otherwise)
     mimic_v: IntArray  # (m,) velocity index of each mimic joint
     mimic_source_v: IntArray  # (m,)
     mimic_multiplier: FloatArray
-    mimic_fold: FloatArray  # (nv, nv): J_folded = J @ mimic_fold
+    mimic_fold: FloatArray | None  # (nv, nv): J_folded = J @ mimic_fold; None for large nv
 
 
 def plan(model: Any) -> KinematicsPlan:
@@ -166,12 +171,6 @@ def _build_plan(model: Any) -> KinematicsPlan:
             v_axis[v0 + 3:v0 + 6] = np.eye(3)
             v_rot[v0:v0 + 3] = True
             v_in_f[v0:v0 + 6] = True
-    # Which velocity columns move link l: the joints on the path root -> l.
-    joint_ancestor = np.zeros((L, J), dtype=bool)
-    for lv, par, ch in levels:  # sweep by depth
-        joint_ancestor[ch] = joint_ancestor[par]
-        joint_ancestor[ch, lv] = True
-    link_ancestor_v = joint_ancestor[:, v_joint] if nv else np.zeros((L, 0), dtype=bool)
     q_to_v = np.full(nq, -1, dtype=np.intp)
     q_to_v[q_of_v[q_of_v >= 0]] = np.flatnonzero(q_of_v >= 0)
     mimic_v = q_to_v[np.asarray(model.mimic_variable)]
@@ -190,17 +189,19 @@ def _build_plan(model: Any) -> KinematicsPlan:
                          else np.zeros((0, 3, 3))),
         floating=_ro(idx[JointType.FLOATING], np.intp),
         floating_q=_ro(q_slices(idx[JointType.FLOATING], 7), np.intp),
+        floating_labels=tuple(f'FLOATING joint {model.joint_names[j]!r}'
+                              for j in idx[JointType.FLOATING]),
         rpy=_ro(idx[JointType.RPY_FLOATING], np.intp),
         rpy_q=_ro(q_slices(idx[JointType.RPY_FLOATING], 6), np.intp),
         child=_ro(child, np.intp), parent=_ro(parent, np.intp),
         jump_ancestors=tuple(steps), levels=levels, single_levels=single,
         v_joint=_ro(v_joint, np.intp), v_rotational=_ro(v_rot, np.bool_), v_axis=_ro(v_axis),
-        v_in_joint_frame=_ro(v_in_f, np.bool_), link_ancestor_v=_ro(link_ancestor_v, np.bool_),
+        v_in_joint_frame=_ro(v_in_f, np.bool_),
         q_of_v=_ro(q_of_v, np.intp), mimic_v=_ro(mimic_v, np.intp),
         mimic_source_v=_ro(mimic_src_v, np.intp),
         mimic_multiplier=_ro(np.asarray(model.mimic_multiplier)),
-        mimic_fold=_ro(_fold_matrix(nv, mimic_v, mimic_src_v,
-                                    np.asarray(model.mimic_multiplier))))
+        mimic_fold=_ro(_fold_matrix(nv, mimic_v, mimic_src_v, np.asarray(model.mimic_multiplier)))
+        if nv <= _DENSE_FOLD_MAX_NV else None)
 
 
 def _fold_matrix(nv: int, mimic_v: IntArray, source_v: IntArray, mult: FloatArray) -> FloatArray:
@@ -211,12 +212,59 @@ def _fold_matrix(nv: int, mimic_v: IntArray, source_v: IntArray, mult: FloatArra
     return M
 
 
-def _check_q(model: Any, q: ArrayLike, function: str) -> FloatArray:
-    a = np.asarray(q, dtype=np.float64)
+def _check_q(model: Any, q: ArrayLike, function: str, name: str = 'q'
+             ) -> tuple[FloatArray, KinematicsPlan]:
+    """``q`` as float64 ``(..., nq)``, finite, with usable quaternions; and the model's plan.
+
+    Raises:
+        InvalidArgumentError: Not numeric, wrong shape, NaN or inf, or a FLOATING joint's
+            quaternion that is degenerate (:func:`~robot_state_core.transforms.check_quat_xyzw`).
+    """
+    try:
+        a = np.asarray(q, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise InvalidArgumentError(f'{function}: {name} is not numeric ({err})') from err
     if a.ndim == 0 or a.shape[-1] != model.nq:
-        raise InvalidArgumentError(f'{function}: q must have shape (..., {model.nq}), got '
+        raise InvalidArgumentError(f'{function}: {name} must have shape (..., {model.nq}), got '
                                    f'{a.shape}')
+    if not all_finite(a):
+        raise InvalidArgumentError(f'{function}: {name} contains NaN or inf')
+    p = plan(model)
+    if p.floating.size:
+        check_quat_xyzw(a[..., p.floating_q[:, 3:]], function,
+                        f'{name}: the quaternion (rot_x, rot_y, rot_z, rot_w)',
+                        p.floating_labels)
+    return a, p
+
+
+def _check_point(point: ArrayLike, function: str, name: str) -> FloatArray:
+    """A finite ``(..., 3)`` point [m]."""
+    try:
+        a = np.asarray(point, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise InvalidArgumentError(f'{function}: {name} is not numeric ({err})') from err
+    if a.ndim == 0 or a.shape[-1] != 3:
+        raise InvalidArgumentError(f'{function}: {name} must have shape (3,) or (..., 3), got '
+                                   f'{a.shape}')
+    if not all_finite(a):
+        raise InvalidArgumentError(f'{function}: {name} contains NaN or inf: {a.tolist()}')
     return a
+
+
+def _broadcast(a: FloatArray, b: FloatArray, function: str, name: str) -> tuple[int, ...]:
+    """The broadcast batch shape of two ``(..., n)`` arrays; InvalidArgumentError if none."""
+    try:
+        return np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
+    except ValueError as err:
+        raise InvalidArgumentError(f'{function}: batch shape of {name} {b.shape[:-1]} does not '
+                                   f'broadcast against {a.shape[:-1]}') from err
+
+
+def _check_link(model: Any, link: object, function: str) -> int:
+    """A link name or index as a validated index (negative and float indices are refused)."""
+    if isinstance(link, str):
+        return int(model.link_index(link))
+    return as_index(link, model.link_count, function, 'link index')
 
 
 # ---------------------------------------------------------------------------- local transforms
@@ -232,8 +280,7 @@ def local_joint_transforms(model: Any, q: ArrayLike) -> FloatArray:
     Returns:
         ``(..., J, 4, 4)`` poses, joint order.
     """
-    qa = _check_q(model, q, 'local_joint_transforms')
-    p = plan(model)
+    qa, p = _check_q(model, q, 'local_joint_transforms')
     if qa.ndim == 1:
         return _local_single(model, p, qa)
     batch = qa.shape[:-1]
@@ -243,7 +290,7 @@ def local_joint_transforms(model: Any, q: ArrayLike) -> FloatArray:
 
 def _local_single(model: Any, p: KinematicsPlan, q: FloatArray) -> FloatArray:
     J = model.joint_count
-    theta = q[p.theta_index] * p.theta_mask
+    theta = q[p.theta_index] * p.theta_mask if q.size else np.zeros(J)
     coef = np.empty((J, 1, 4))
     coef[:, 0, 0] = 1.0
     np.sin(theta, out=coef[:, 0, 1])
@@ -323,9 +370,8 @@ def forward_kinematics(model: Any, q: ArrayLike) -> FloatArray:
     Returns:
         ``X_WL`` ``(..., L, 4, 4)``; ``X_WL[..., 0]`` (the root) is the identity.
     """
-    qa = _check_q(model, q, 'forward_kinematics')
+    qa, p = _check_q(model, q, 'forward_kinematics')
     if qa.ndim == 1:
-        p = plan(model)
         return _compose_single(p, model.link_count, _local_single(model, p, qa))
     flat = qa.reshape(math.prod(qa.shape[:-1]), model.nq)
     X = np.moveaxis(forward_kinematics_soa(model, flat), -1, 0)
@@ -333,7 +379,20 @@ def forward_kinematics(model: Any, q: ArrayLike) -> FloatArray:
 
 
 def compose_link_poses(model: Any, X_PC: FloatArray) -> FloatArray:
-    """Compose local joint transforms ``(..., J, 4, 4)`` into link poses ``(..., L, 4, 4)``."""
+    """Compose local joint transforms ``(..., J, 4, 4)`` into link poses ``(..., L, 4, 4)``.
+
+    Raises:
+        InvalidArgumentError: ``X_PC`` is not a finite ``(..., J, 4, 4)`` array.
+    """
+    try:
+        X_PC = np.asarray(X_PC, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise InvalidArgumentError(f'compose_link_poses: X_PC is not numeric ({err})') from err
+    if X_PC.shape[-3:] != (model.joint_count, 4, 4):
+        raise InvalidArgumentError(f'compose_link_poses: X_PC must have shape (..., '
+                                   f'{model.joint_count}, 4, 4), got {X_PC.shape}')
+    if not np.isfinite(X_PC).all():
+        raise InvalidArgumentError('compose_link_poses: X_PC contains NaN or inf')
     p = plan(model)
     L = model.link_count
     batch = X_PC.shape[:-3]
@@ -389,14 +448,20 @@ def forward_kinematics_soa(model: Any, q: ArrayLike) -> FloatArray:
     Returns:
         ``(L, 4, 4, N)``: ``[..., n]`` is the ``X_WL`` stack of configuration ``n``.
     """
-    qa = _check_q(model, q, 'forward_kinematics_soa')
+    qa, _ = _check_q(model, q, 'forward_kinematics_soa')
     flat = qa.reshape(math.prod(qa.shape[:-1]), model.nq)
     return _forward_kinematics_structured(model, flat)
 
 
 def link_pose(model: Any, q: ArrayLike, link: str | int) -> FloatArray:
-    """``X_WL`` ``(..., 4, 4)`` of one link (computes all links; cache the full FK instead)."""
-    index = link if isinstance(link, int | np.integer) else model.link_index(link)
+    """``X_WL`` ``(..., 4, 4)`` of one link (computes all links; cache the full FK instead).
+
+    Raises:
+        UnknownNameError: Unknown link name.
+        InvalidIndexError: Link index out of range or negative.
+        InvalidTypeError: ``link`` is neither a name nor an int.
+    """
+    index = _check_link(model, link, 'link_pose')
     return forward_kinematics(model, q)[..., index, :, :]
 
 
@@ -417,13 +482,21 @@ def jacobian(model: Any, q: ArrayLike, link: str | int, point_L: ArrayLike = (0.
     Returns:
         ``(..., 6, nv)``; rows ``[linear; angular]`` in the model frame, columns the velocity
         variables (mimic joints keep their own column; see :func:`fold_mimic_columns`).
+
+    Raises:
+        InvalidArgumentError: ``q`` or ``point_L`` is malformed or not finite, or ``X_WL`` has
+            the wrong shape.
+        UnknownNameError, InvalidIndexError, InvalidTypeError: Bad ``link``.
     """
-    qa = _check_q(model, q, 'jacobian')
-    p = plan(model)
-    li = link if isinstance(link, int | np.integer) else model.link_index(link)
+    qa, p = _check_q(model, q, 'jacobian')
+    li = _check_link(model, link, 'jacobian')
+    point = _check_point(point_L, 'jacobian', 'point_L')
     if X_WL is None:
         X_WL = forward_kinematics(model, qa)
-    c = _link_columns(model, p, int(li))
+    elif X_WL.shape[-3:] != (model.link_count, 4, 4):
+        raise InvalidArgumentError(f'jacobian: X_WL must have shape (..., {model.link_count}, '
+                                   f'4, 4), got {X_WL.shape}')
+    c = _link_columns(model, p, li)
     batch = X_WL.shape[:-3]
     J = np.zeros((*batch, 6, model.nv))
     if not c.columns.size:
@@ -435,8 +508,7 @@ def jacobian(model: Any, q: ArrayLike, link: str | int, point_L: ArrayLike = (0.
                                        @ c.R_PJ)
     axis = (R @ c.axes[..., None])[..., 0]  # (..., k, 3) in W
     X_T = X_WL[..., li, :, :]
-    point_W = (X_T[..., :3, :3] @ np.asarray(point_L, dtype=np.float64)[..., None])[..., 0] \
-        + X_T[..., :3, 3]
+    point_W = (X_T[..., :3, :3] @ point[..., None])[..., 0] + X_T[..., :3, 3]
     d = point_W[..., None, :] - X_WL[..., :3, 3][..., c.child_links, :]
     moment = np.einsum('ijk,...nj,...nk->...in', _LEVI_CIVITA, axis, d)  # (..., 3, k)
     axis_T = np.swapaxes(axis, -1, -2)
@@ -472,7 +544,13 @@ def _link_columns(model: Any, p: KinematicsPlan, link: int) -> _LinkColumns:
     cache: dict[int, _LinkColumns] = model.__dict__.setdefault('_jacobian_columns', {})
     cached = cache.get(link)
     if cached is None:
-        cols = np.flatnonzero(p.link_ancestor_v[link]).astype(np.intp)
+        path = []  # joints on the path root -> link (O(depth), once per link)
+        parent_joint, parent_link = model.link_parent_joint, model.joint_parent_link
+        j = int(parent_joint[link])
+        while j >= 0:
+            path.append(j)
+            j = int(parent_joint[parent_link[j]])
+        cols = velocity_indices_of_joints(model, np.sort(np.asarray(path, dtype=np.intp)))
         joints = p.v_joint[cols]
         jf = np.flatnonzero(p.v_in_joint_frame[cols]).astype(np.intp)
         cached = _LinkColumns(
@@ -492,9 +570,19 @@ def fold_mimic_columns(model: Any, J: FloatArray) -> FloatArray:
     Mimic chains are already composed by the model, so one matrix product does it.
     """
     p = plan(model)
+    if np.shape(J)[-1:] != (model.nv,):
+        raise InvalidArgumentError(f'fold_mimic_columns: J must have shape (..., {model.nv}), '
+                                   f'got {np.shape(J)}')
     if not p.mimic_v.size:
         return np.array(J, dtype=np.float64, copy=True)
-    return np.asarray(J, dtype=np.float64) @ p.mimic_fold
+    if p.mimic_fold is not None:
+        return np.asarray(J, dtype=np.float64) @ p.mimic_fold
+    out = np.array(J, dtype=np.float64, copy=True)
+    moved = np.moveaxis(out, -1, 0)  # a view: columns first
+    np.add.at(moved, p.mimic_source_v, moved[p.mimic_v] * p.mimic_multiplier.reshape(
+        (-1,) + (1,) * (moved.ndim - 1)))
+    moved[p.mimic_v] = 0.0
+    return out
 
 
 def velocity_indices_of_joints(model: Any, joint_indices: ArrayLike) -> IntArray:
@@ -520,13 +608,18 @@ def integrate(model: Any, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> FloatA
     Returns:
         ``(..., nq)`` new positions (quaternions unit, mimic variables not re-applied).
     """
-    qa = _check_q(model, q, 'integrate')
-    va = np.asarray(v, dtype=np.float64)
-    p = plan(model)
+    qa, p = _check_q(model, q, 'integrate')
+    try:
+        va = np.asarray(v, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise InvalidArgumentError(f'integrate: v is not numeric ({err})') from err
     if va.shape[-1:] != (model.nv,):
         raise InvalidArgumentError(f'integrate: v must have shape (..., {model.nv}), got '
                                    f'{va.shape}')
-    batch = np.broadcast_shapes(qa.shape[:-1], va.shape[:-1])
+    if not all_finite(va):
+        raise InvalidArgumentError('integrate: v contains NaN or inf')
+    dt = as_finite_float(dt, 'integrate', 'dt')
+    batch = _broadcast(qa, va, 'integrate', 'v')
     out = np.array(np.broadcast_to(qa, (*batch, model.nq)))
     simple = p.q_of_v >= 0
     out[..., p.q_of_v[simple]] += va[..., simple] * dt
@@ -539,8 +632,6 @@ def integrate(model: Any, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> FloatA
             qs = p.floating_q
             out[..., qs[:, :3]] += lin
             R = rotation_exp(w) @ rotation_from_quat_xyzw(out[..., qs[:, 3:]])
-            from robot_state_core.transforms import quat_xyzw_from_rotation
-
             out[..., qs[:, 3:]] = quat_xyzw_from_rotation(R)
         else:
             qs = p.rpy_q
@@ -562,10 +653,9 @@ def difference(model: Any, q0: ArrayLike, q1: ArrayLike) -> FloatArray:
         ``(..., nv)``; continuous joints and planar theta take the shortest arc, quaternion
         and rpy joints the rotation vector of ``R1 R0^T`` (in the joint frame F).
     """
-    a = _check_q(model, q0, 'difference')
-    b = _check_q(model, q1, 'difference')
-    p = plan(model)
-    shape = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
+    a, p = _check_q(model, q0, 'difference', 'q0')
+    b, _ = _check_q(model, q1, 'difference', 'q1')
+    shape = _broadcast(a, b, 'difference', 'q1')
     out = np.zeros((*shape, model.nv))
     simple = p.q_of_v >= 0
     d = b[..., p.q_of_v[simple]] - a[..., p.q_of_v[simple]]

@@ -31,7 +31,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_core._typing import read_only as _ro
-from robot_state_core.errors import ModelError, UnknownNameError
+from robot_state_core.errors import (
+    InvalidArgumentError,
+    InvalidTypeError,
+    ModelError,
+    UnknownNameError,
+)
 from robot_state_core.io.srdf import dependency_order
 from robot_state_core.joint_model_group import JointModelGroup
 from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointLimits, JointType
@@ -45,6 +50,22 @@ BoolArray = NDArray[np.bool_]
 JOINT_TYPE_ORDER: tuple[JointType, ...] = tuple(JointType)
 #: IK timeout [s] of a group that kinematics.yaml does not configure.
 DEFAULT_IK_TIMEOUT = 0.05
+MAX_LINKS = 50_000
+'''Most links a model may have (joints: one fewer). A description beyond it raises
+:class:`ModelError` before anything is compiled.
+
+The largest real robots have a few hundred links. Compilation and every per-model plan are
+O(links + joints) in memory (a 20 000-joint robot compiles in well under a gigabyte), but
+loading and compiling still take seconds per ten thousand joints, and a ``robot_description``
+arriving over the network must not be able to exhaust the machine.'''
+MAX_POSITION_LIMIT = 1e100
+'''Largest accepted magnitude of a joint position limit, and of the values a mimic joint can
+reach (``|multiplier| * max|source limit| + |offset|``) [rad or m].
+
+Finite values beyond it (``±1e308``, a mimic multiplier of ``1e300``) are not usable: the
+range ``upper - lower`` of a random sample, the squared errors of IK and the products in
+Jacobians overflow to inf and then NaN. The "unlimited" idiom of Gazebo-generated URDFs
+(``±1e16``) is far below it.'''
 #: MoveIt ``JointModel::getStateSpaceDimension`` per type: the joint's default distance factor
 #: (``RobotModel::constructJointModel``). RPY_FLOATING (not a MoveIt type) counts like FLOATING.
 STATE_SPACE_DIMENSION: dict[JointType, int] = {
@@ -61,6 +82,14 @@ _LEADING_NUMBER = re.compile(r'\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)')
 _LOG = logging.getLogger(__name__)
 
 
+
+
+def lookup_error(name: object, kind: str,
+                 known: Iterable[str]) -> InvalidTypeError | UnknownNameError:
+    """The error for a failed name lookup: UnknownNameError, or InvalidTypeError for a non-str."""
+    if not isinstance(name, str):
+        return InvalidTypeError(f'{kind} name must be a str, got {name!r} ({type(name).__name__})')
+    return UnknownNameError(name, kind, known)
 
 
 @dataclass(frozen=True)
@@ -149,6 +178,10 @@ class RobotModel:
         ``RobotModel`` builder does; the warnings are in :attr:`srdf_warnings` (which starts
         with the parser's ``SrdfModel.warnings``).
         """
+        links, joints = len(graph.get_links()), len(graph.get_joints())
+        if links > MAX_LINKS or joints >= MAX_LINKS:
+            raise ModelError(f'RobotModel: {graph.get_name()!r} has {links} links and {joints} '
+                             f'joints; at most {MAX_LINKS} links are supported (MAX_LINKS)')
         graph = graph.clone()
         self.name: str = graph.get_name()
         self.load_warnings: tuple[str, ...] = ()
@@ -329,9 +362,11 @@ class RobotModel:
         self.link_parent_joint = _ro(parent_joint, np.intp)
         self.link_depth = _ro([depth[n] for n in link_names], np.intp)
         child_depth = self.link_depth[self.joint_child_link] if joints else np.zeros(0, np.intp)
+        by_depth = np.argsort(child_depth, kind='stable')  # joint order within a depth
+        bounds = np.searchsorted(child_depth[by_depth],
+                                 np.arange(1, int(child_depth.max(initial=0)) + 2))
         self.levels: tuple[IntArray, ...] = tuple(
-            _ro(np.flatnonzero(child_depth == d), np.intp)
-            for d in range(1, int(child_depth.max(initial=0)) + 1))
+            _ro(by_depth[bounds[d]:bounds[d + 1]], np.intp) for d in range(bounds.size - 1))
         self.joint_origins = _ro(np.stack([j.parent_to_joint_origin_transform for j in joints])
                                  if joints else np.zeros((0, 4, 4)))
         self.joint_axes = _ro(np.stack([j.axis for j in compiled]) if joints
@@ -398,6 +433,22 @@ class RobotModel:
             jerk += [jk] * info.nq
         self.variable_names: tuple[str, ...] = tuple(names)
         self._variable_index = {n: i for i, n in enumerate(names)}
+        if len(self._variable_index) != len(names):
+            self._raise_duplicate_variable(names, owner, 'variable')
+        velocity_names = [j.name if not suffix else f'{j.name}/{suffix}' for j in self.joints
+                          for suffix in j.info.velocity_suffixes]
+        if len(set(velocity_names)) != len(velocity_names):
+            self._raise_duplicate_variable(velocity_names, [
+                j for j, joint in enumerate(self.joints) for _ in joint.info.velocity_suffixes],
+                'velocity variable')
+        limits = np.array([lower, upper]) if names else np.zeros((2, 0))
+        huge = np.isfinite(limits) & (np.abs(limits) > MAX_POSITION_LIMIT)
+        if huge.any():
+            v = int(np.flatnonzero(huge.any(axis=0))[0])
+            raise ModelError(f'RobotModel: joint {self.joint_names[owner[v]]!r} has position '
+                             f'limits [{lower[v]:g}, {upper[v]:g}]; limits beyond '
+                             f'±{MAX_POSITION_LIMIT:g} (rad or m) are not usable (random '
+                             'samples, IK errors and Jacobians overflow); MAX_POSITION_LIMIT')
         self.variable_joint = _ro(owner, np.intp)
         self.variable_lower = _ro(lower)
         self.variable_upper = _ro(upper)
@@ -414,6 +465,18 @@ class RobotModel:
             if joint.type is JointType.FLOATING:
                 default[self.joint_q_start[j] + 6] = 1.0  # quaternion (0, 0, 0, 1) xyzw
         self._default_unmimicked = default  # made read-only once mimic is applied
+
+    def _raise_duplicate_variable(self, names: Sequence[str], owner: Sequence[int],
+                                  kind: str) -> None:
+        """ModelError naming the two joints that produce the same (velocity) variable name."""
+        first: dict[str, int] = {}
+        for name, j in zip(names, owner, strict=True):
+            if name in first:
+                raise ModelError(
+                    f'RobotModel: joints {self.joint_names[first[name]]!r} and '
+                    f'{self.joint_names[j]!r} both define a {kind} named {name!r}; {kind} '
+                    'names must be unique (rename one of the joints)')
+            first[name] = j
 
     def _compile_mimic(self) -> None:
         by_name = {j.name: j for j in self.joints}
@@ -448,6 +511,15 @@ class RobotModel:
                 mult = mult * current.mimic.multiplier
                 seen.add(target.name)
                 current = target
+            source = int(self.joint_q_start[self._joint_index[current.name]])
+            reach = abs(mult) * float(max(abs(self.variable_lower[source]),
+                                          abs(self.variable_upper[source]))) + abs(off)
+            if not reach <= MAX_POSITION_LIMIT:
+                raise ModelError(f'RobotModel: mimic joint {joint.name!r} follows '
+                                 f'{current.name!r} with multiplier {mult:g} and offset '
+                                 f'{off:g}, reaching values of {reach:g}; beyond '
+                                 f'{MAX_POSITION_LIMIT:g} (rad or m) they are not usable '
+                                 '(positions and Jacobians overflow); MAX_POSITION_LIMIT')
             variables.append(int(self.joint_q_start[j]))
             sources.append(int(self.joint_q_start[self._joint_index[current.name]]))
             mults.append(mult)
@@ -866,41 +938,56 @@ class RobotModel:
         return self.link_names[0]
 
     def has_link(self, name: str) -> bool:
-        """Whether ``name`` is a link of the model."""
-        return name in self._link_index
+        """Whether ``name`` is a link of the model (False for anything but a str)."""
+        return isinstance(name, str) and name in self._link_index
 
     def has_joint(self, name: str) -> bool:
-        """Whether ``name`` is a joint of the model."""
-        return name in self._joint_index
+        """Whether ``name`` is a joint of the model (False for anything but a str)."""
+        return isinstance(name, str) and name in self._joint_index
 
     def has_variable(self, name: str) -> bool:
-        """Whether ``name`` is a position variable of the model."""
-        return name in self._variable_index
+        """Whether ``name`` is a position variable of the model (False for anything but a str)."""
+        return isinstance(name, str) and name in self._variable_index
 
     def has_group(self, name: str) -> bool:
-        """Whether ``name`` is a joint model group."""
-        return name in self._groups
+        """Whether ``name`` is a joint model group (False for anything but a str)."""
+        return isinstance(name, str) and name in self._groups
 
     def link_index(self, name: str) -> int:
-        """Index of link ``name``. Raises :class:`UnknownNameError` (did-you-mean)."""
+        """Index of link ``name``.
+
+        Raises:
+            UnknownNameError: No such link (did-you-mean).
+            InvalidTypeError: ``name`` is not a str.
+        """
         try:
             return self._link_index[name]
-        except KeyError:
-            raise UnknownNameError(name, 'link', self.link_names) from None
+        except (KeyError, TypeError):
+            raise lookup_error(name, 'link', self.link_names) from None
 
     def joint_index(self, name: str) -> int:
-        """Index of joint ``name``. Raises :class:`UnknownNameError` (did-you-mean)."""
+        """Index of joint ``name``.
+
+        Raises:
+            UnknownNameError: No such joint (did-you-mean).
+            InvalidTypeError: ``name`` is not a str.
+        """
         try:
             return self._joint_index[name]
-        except KeyError:
-            raise UnknownNameError(name, 'joint', self.joint_names) from None
+        except (KeyError, TypeError):
+            raise lookup_error(name, 'joint', self.joint_names) from None
 
     def variable_index(self, name: str) -> int:
-        """Index into ``q`` of variable ``name``. Raises :class:`UnknownNameError`."""
+        """Index into ``q`` of variable ``name``.
+
+        Raises:
+            UnknownNameError: No such variable (did-you-mean).
+            InvalidTypeError: ``name`` is not a str.
+        """
         try:
             return self._variable_index[name]
-        except KeyError:
-            raise UnknownNameError(name, 'variable', self.variable_names) from None
+        except (KeyError, TypeError):
+            raise lookup_error(name, 'variable', self.variable_names) from None
 
     def joint(self, name: str) -> Joint:
         """The (copied, frozen-by-convention) joint ``name``."""
@@ -921,9 +1008,19 @@ class RobotModel:
 
         Raises:
             UnknownNameError: An unknown name in ``'raise'`` mode.
+            InvalidTypeError: ``names`` is a str or not iterable, or holds a non-str name.
+            InvalidArgumentError: ``unknown`` is neither ``'raise'`` nor ``'ignore'``.
         """
+        if unknown not in ('raise', 'ignore'):
+            raise InvalidArgumentError(f"RobotModel.resolve_variables: unknown must be 'raise' "
+                                       f"or 'ignore', got {unknown!r}")
+        if isinstance(names, str) or not isinstance(names, Iterable):
+            raise InvalidTypeError(f'RobotModel.resolve_variables: names must be an iterable of '
+                                   f'variable names, got {names!r}')
         var_idx, in_idx, missing = [], [], []
         for k, name in enumerate(names):
+            if not isinstance(name, str):
+                raise lookup_error(name, 'variable', self.variable_names)
             v = self._variable_index.get(name)
             if v is None:
                 if unknown == 'raise':
@@ -944,11 +1041,16 @@ class RobotModel:
         return tuple(self._groups)
 
     def group(self, name: str) -> JointModelGroup:
-        """The joint model group ``name``. Raises :class:`UnknownNameError`."""
+        """The joint model group ``name``.
+
+        Raises:
+            UnknownNameError: No such group.
+            InvalidTypeError: ``name`` is not a str.
+        """
         try:
             return self._groups[name]
-        except KeyError:
-            raise UnknownNameError(name, 'group', self._groups) from None
+        except (KeyError, TypeError):
+            raise lookup_error(name, 'group', self._groups) from None
 
     @property
     def groups(self) -> Mapping[str, JointModelGroup]:

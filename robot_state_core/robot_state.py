@@ -24,7 +24,13 @@ Kinematics (RS-110..RS-120):
     * Poses are ``(4, 4)`` arrays in the model frame W (monogram ``X_WL``: link L in W).
 
 Unknown names raise :class:`~robot_state_core.errors.UnknownNameError` (with did-you-mean), or
-are skipped with ``unknown='ignore'``; index accessors raise ``IndexError`` out of range.
+are skipped with ``unknown='ignore'``; index accessors raise
+:class:`~robot_state_core.errors.InvalidIndexError` (an ``IndexError``) out of range or for a
+negative index, and :class:`~robot_state_core.errors.InvalidTypeError` for a non-int one.
+
+FLOATING joints: every position setter refuses a degenerate quaternion (NaN, inf, norm below
+1e-12 or above 1e12) with :class:`~robot_state_core.errors.InvalidArgumentError` and changes
+nothing; valid ones are stored as given (as in MoveIt) and used normalized.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robot_state_core import bounds, kinematics
+from robot_state_core._typing import all_finite, as_finite_float, as_float_array, as_index
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.attached_body import (
     aabb_of_shapes,
@@ -55,6 +62,7 @@ from robot_state_core.attached_body import (
 )
 from robot_state_core.errors import (
     InvalidArgumentError,
+    InvalidTypeError,
     ModelMismatchError,
     UnknownNameError,
 )
@@ -68,6 +76,7 @@ from robot_state_core.robot_model import RobotModel, VariableSelection
 from robot_state_core.rpy_floating import JointContext
 from robot_state_core.transforms import (
     as_pose,
+    check_quat_xyzw,
     FloatArray,
     quat_xyzw_from_rotation,
     rotation_log,
@@ -468,6 +477,9 @@ class RobotState:
         if isinstance(first, Mapping):
             names, vals = list(first.keys()), list(first.values())
         elif values is not None:
+            if not isinstance(first, str) and not isinstance(first, Iterable):
+                raise InvalidTypeError(f'RobotState: {kind}: names must be a name or a '
+                                       f'sequence of names, got {first!r}')
             names, vals = [first] if isinstance(first, str) else list(first), values
         else:
             return slice(None), _vector(first, n, f'{kind}: values')
@@ -481,9 +493,8 @@ class RobotState:
         if isinstance(key, str):
             return (self._model.variable_index(key) if kind == 'q' else int(
                 _resolve_velocity_variables(self._model, (key,), 'raise').variable_indices[0]))
-        if not 0 <= int(key) < n:
-            raise IndexError(f'RobotState: variable index {key} out of range [0, {n})')
-        return int(key)
+        return as_index(key, n, 'RobotState', 'variable index' if kind == 'q'
+                        else 'velocity variable index')
 
     def _mark(self, kind: _Kind) -> None:
         """MoveIt ``markVelocity/markAcceleration/markEffort``: the first set zero-fills."""
@@ -506,9 +517,32 @@ class RobotState:
             _apply_mimic_rates(self._model, self._buffer(kind))
 
     def _write(self, kind: _Kind, index: IntArray | slice | int, values: Any) -> None:
+        if kind == 'q':
+            quat_q = kinematics.plan(self._model).floating_q[:, 3:]
+            if quat_q.size:
+                self._write_with_quaternions(quat_q, index, values)
+                return
         self._mark(kind)
         self._buffer(kind)[index] = values
         self._changed(kind)
+
+    def _write_with_quaternions(self, quat_q: IntArray, index: IntArray | slice | int,
+                                values: Any) -> None:
+        """Write positions of a model with FLOATING joints: all or nothing.
+
+        Every FLOATING joint's quaternion must stay usable
+        (:func:`~robot_state_core.transforms.check_quat_xyzw`), else nothing is written. Valid
+        quaternions are stored as given, as MoveIt stores them; forward kinematics uses them
+        normalized (MoveIt ``FloatingJointModel::computeTransform``) and ``enforce_bounds``
+        normalizes the stored values (MoveIt ``normalizeRotation``).
+        """
+        q = self._q.copy()
+        q[index] = values
+        check_quat_xyzw(q[quat_q], 'RobotState: positions',
+                        'the quaternion (rot_x, rot_y, rot_z, rot_w)',
+                        kinematics.plan(self._model).floating_labels)
+        self._q[:] = q
+        self._changed('q')
 
     def _set(self, kind: _Kind, first: Any, values: Any, unknown: Unknown) -> None:
         index, vals = self._select(kind, first, values, unknown)
@@ -788,6 +822,9 @@ class RobotState:
     # ------------------------------------------------------------------ groups
 
     def _group(self, group: GroupLike) -> JointModelGroup:
+        if not isinstance(group, str | JointModelGroup):
+            raise InvalidTypeError(f'RobotState: group must be a group name or a '
+                                   f'JointModelGroup, got {group!r}')
         if isinstance(group, JointModelGroup):
             if self._model.group(group.name) is not group:
                 raise ModelMismatchError(f'RobotState: group {group.name!r} is not a group of '
@@ -954,8 +991,16 @@ class RobotState:
         return self._dirty_links
 
     def get_global_link_transform(self, link: str | int) -> FloatArray:
-        """``X_WL`` ``(4, 4)`` of one link in the model frame, up to date (RS-113)."""
-        index = self._model.link_index(link) if isinstance(link, str) else int(link)
+        """``X_WL`` ``(4, 4)`` of one link in the model frame, up to date (RS-113).
+
+        Raises:
+            UnknownNameError: Unknown link name.
+            InvalidIndexError: Index out of range or negative (never counted from the end).
+            InvalidTypeError: ``link`` is neither a str nor an int.
+        """
+        index = (self._model.link_index(link) if isinstance(link, str) else
+                 as_index(link, self._model.link_count, 'RobotState.get_global_link_transform',
+                          'link index'))
         return _view(self._links()[index])
 
     def get_link_poses(self) -> FloatArray:
@@ -966,14 +1011,15 @@ class RobotState:
         """``X_WG`` of the link's ``index``-th collision body (RS-115).
 
         Raises:
-            IndexError: The link has no ``index``-th collision body.
+            UnknownNameError: Unknown link.
+            InvalidIndexError: The link has no ``index``-th collision body (an IndexError).
+            InvalidTypeError: ``index`` is not an int.
         """
         li = self._model.link_index(link)
         start, stop = self._plan.geometry_start[li], self._plan.geometry_start[li + 1]
-        if not 0 <= index < stop - start:
-            raise IndexError(f'get_collision_body_transform: link {link!r} has '
-                             f'{stop - start} collision bodies, index {index} requested')
-        return _view(self._collision()[start + index])
+        k = as_index(index, int(stop - start), f'RobotState.get_collision_body_transform('
+                     f'{link!r})', 'collision body index')
+        return _view(self._collision()[start + k])
 
     def get_collision_body_transforms(self) -> FloatArray:
         """``X_WG`` ``(G, 4, 4)`` of every link collision body.
@@ -1106,7 +1152,8 @@ class RobotState:
         """
         g = self._group(group)
         tip = link if link is not None else _tip(g)
-        J = kinematics.jacobian(self._model, self._q, tip, reference_point, X_WL=self._links())
+        point = _vector(reference_point, 3, 'get_jacobian: reference_point')
+        J = kinematics.jacobian(self._model, self._q, tip, point, X_WL=self._links())
         return kinematics.fold_mimic_columns(self._model, J)[:, self._group_v(g, True)]
 
     def get_group_root_link(self, group: GroupLike) -> str:
@@ -1140,9 +1187,11 @@ class RobotState:
             rotated into the tip frame, whatever the group's root link; decisions.md S-rows).
         """
         tip = tip if tip is not None else _tip(self._group(group))
+        velocity = _vector(twist, 6, 'compute_variable_velocity: twist')
+        lam = _non_negative(damping, 'compute_variable_velocity', 'damping')
         J = _jacobian_in_frame(self.get_jacobian_in_model_frame(group, tip),
                                self.get_global_link_transform(tip)[:3, :3])
-        return _damped_least_squares(J, _vector(twist, 6, 'twist'), damping)
+        return _damped_least_squares(J, velocity, lam)
 
     def integrate_variable_velocity(self, group: GroupLike, qdot: ArrayLike, dt: float,
                                     validity_callback: GroupStateValidityCallback | None = None
@@ -1162,7 +1211,8 @@ class RobotState:
         g = self._group(group)
         v = np.zeros(self._model.nv)
         v[self._group_v(g, True)] = _vector(qdot, self._group_v(g, True).size, 'qdot')
-        self._write('q', slice(None), kinematics.integrate(self._model, self._q, v, dt))
+        duration = as_finite_float(dt, 'RobotState.integrate_variable_velocity', 'dt')
+        self._write('q', slice(None), kinematics.integrate(self._model, self._q, v, duration))
         self.enforce_bounds(g)
         return validity_callback is None or bool(
             validity_callback(self, g, self.get_joint_group_positions(g)))
@@ -1175,8 +1225,9 @@ class RobotState:
         ``twist`` is in the tip frame; damped least squares, then
         :meth:`integrate_variable_velocity`.
         """
+        duration = as_finite_float(dt, 'RobotState.set_from_diff_ik', 'dt')
         qdot = self.compute_variable_velocity(group, twist, tip, damping)
-        return self.integrate_variable_velocity(group, qdot, dt, validity_callback)
+        return self.integrate_variable_velocity(group, qdot, duration, validity_callback)
 
     # ------------------------------------------------------------------ inverse kinematics
 
@@ -1520,30 +1571,27 @@ def _tip(group: JointModelGroup) -> str:
 
 
 def _vector(values: ArrayLike, n: int, what: str) -> FloatArray:
-    try:
-        a = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise InvalidArgumentError(f'RobotState: {what}: not numeric ({err})') from err
+    a = as_float_array(values, 'RobotState', what)
     if a.shape != (n,):
         raise InvalidArgumentError(f'RobotState: {what}: expected shape ({n},), got {a.shape}')
-    if not np.isfinite(a).all():
+    if not all_finite(a):
         raise InvalidArgumentError(f'RobotState: {what}: values must be finite')
     return a
 
 
 def _scalar(value: float) -> float:
-    x = float(value)
-    if not math.isfinite(x):
-        raise InvalidArgumentError(f'RobotState: value must be finite, got {value!r}')
+    return as_finite_float(value, 'RobotState', 'value')
+
+
+def _non_negative(value: float, where: str, what: str) -> float:
+    x = as_finite_float(value, f'RobotState.{where}', what)
+    if x < 0.0:
+        raise InvalidArgumentError(f'RobotState.{where}: {what} must be >= 0, got {value!r}')
     return x
 
 
-
-
 def _fraction(t: float) -> float:
-    x = float(t)
-    if not math.isfinite(x):
-        raise InvalidArgumentError(f'RobotState.interpolate: t must be finite, got {t!r}')
+    x = as_finite_float(t, 'RobotState.interpolate', 't')
     if not 0.0 <= x <= 1.0:
         warnings.warn(f'RobotState.interpolate: t = {x} is outside [0, 1] (extrapolating)',
                       RuntimeWarning, stacklevel=3)

@@ -13,6 +13,9 @@ Every function accepts arbitrary leading batch dimensions and never loops in Pyt
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -21,8 +24,33 @@ from robot_state_core.errors import InvalidArgumentError
 FloatArray = NDArray[np.float64]
 
 
+MAX_COORDINATE = 1e9
+'''Largest accepted magnitude of a length or translation at an API or description boundary [m].
+
+A million kilometres is beyond any robot or world, and it keeps every derived number usable:
+sums over the longest accepted chain (``robot_model.MAX_LINKS`` links) and their squares
+(distances, Jacobian moment arms) stay finite and precise to about 1e-7 m. Larger finite values
+(``1e308``) would overflow to inf, then NaN, in forward kinematics.'''
+
+RIGID_TOLERANCE = 10.0 * float(np.finfo(np.float32).eps)
+'''Largest ``|RᵀR - I|`` entry (and ``|det R - 1|``) of an accepted rigid transform (~1.2e-6).
+
+The float32-level tolerance MoveIt uses for unit quaternions; poses computed in float64 are
+orders of magnitude closer, while a scaled, sheared or mirrored matrix is far outside.'''
+
+QUATERNION_MIN_NORM = 1e-12
+'''Quaternions shorter than this are degenerate: their direction is noise (or they are zero).'''
+
+QUATERNION_MAX_NORM = 1e12
+'''Quaternions longer than this are refused: a norm that far from 1 is a units or memory bug,
+and beyond ~1e154 the squared norm overflows (MoveIt then silently uses the identity).'''
+
+_NORMALIZE_TOLERANCE = 100.0 * float(np.finfo(np.float64).eps)
+'''``|‖q‖² - 1|`` above which MoveIt's ``FloatingJointModel::normalizeRotation`` divides.'''
+
+
 def as_pose(X: object, where: str = '', what: str = 'pose') -> FloatArray:
-    """A float64 copy of a finite ``(4, 4)`` homogeneous transform (the boundary check).
+    """A float64 copy of a finite rigid ``(4, 4)`` homogeneous transform (the boundary check).
 
     Args:
         X: Anything array-like.
@@ -30,7 +58,9 @@ def as_pose(X: object, where: str = '', what: str = 'pose') -> FloatArray:
         what: The argument's name in the message.
 
     Raises:
-        InvalidArgumentError: Not a finite ``(4, 4)`` array.
+        InvalidArgumentError: Not a finite ``(4, 4)`` array; the rotation block is not a
+            rotation within :data:`RIGID_TOLERANCE` (scaled, sheared, mirrored); the last row
+            is not ``[0, 0, 0, 1]``; or a translation exceeds :data:`MAX_COORDINATE`.
     """
     try:
         a = np.array(X, dtype=np.float64)
@@ -40,7 +70,73 @@ def as_pose(X: object, where: str = '', what: str = 'pose') -> FloatArray:
         raise InvalidArgumentError(
             f'{where}: {what} must be a finite (4, 4) transform, got shape {a.shape}'
             + ('' if a.shape != (4, 4) else ' with non-finite values'))
+    R = a[:3, :3]
+    if (np.abs(R.T @ R - np.eye(3)).max() > RIGID_TOLERANCE
+            or abs(float(np.linalg.det(R)) - 1.0) > RIGID_TOLERANCE
+            or np.abs(a[3] - (0.0, 0.0, 0.0, 1.0)).max() > RIGID_TOLERANCE):
+        raise InvalidArgumentError(
+            f'{where}: {what} is not a rigid transform (its rotation block must be orthonormal '
+            f'with determinant +1 and its last row [0, 0, 0, 1], within {RIGID_TOLERANCE:.1e})')
+    if np.abs(a[:3, 3]).max() > MAX_COORDINATE:
+        raise InvalidArgumentError(
+            f'{where}: {what} translation {a[:3, 3].tolist()} exceeds {MAX_COORDINATE:g} m')
     return a
+
+
+def check_quat_xyzw(quat: ArrayLike, where: str, what: str = 'quaternion',
+                    names: Sequence[str] | None = None) -> FloatArray:
+    """Refuse degenerate quaternions: ``(..., 4)`` xyzw, each finite with a usable norm.
+
+    Args:
+        quat: ``(..., 4)`` quaternions in xyzw order (need not be unit length).
+        where: Caller named in the message.
+        what: What the quaternions are (e.g. ``'q'``).
+        names: Optional labels of the last batch axis (``quat`` is then ``(..., k, 4)``), e.g.
+            ``"joint 'base'"``; the message names the offending one.
+
+    Returns:
+        ``quat`` as a float64 array (not normalized: see :func:`normalize_quat_xyzw`).
+
+    Raises:
+        InvalidArgumentError: A quaternion has a NaN or inf component, or its norm is below
+            :data:`QUATERNION_MIN_NORM` (zero, or so small its direction is noise) or above
+            :data:`QUATERNION_MAX_NORM`. The first offending quaternion is named.
+    """
+    q = np.asarray(quat, dtype=np.float64)
+    with np.errstate(over='ignore', invalid='ignore', under='ignore'):
+        norm2 = np.einsum('...i,...i->...', q, q)
+    bad = ~((norm2 >= QUATERNION_MIN_NORM ** 2) & (norm2 <= QUATERNION_MAX_NORM ** 2))
+    if not np.any(bad):
+        return q
+    first = tuple(int(i) for i in np.argwhere(bad)[0])
+    value = q[first]
+    with np.errstate(over='ignore', invalid='ignore', under='ignore'):
+        scale = float(np.abs(value).max())
+        norm = scale * float(np.linalg.norm(value / scale)) if 0.0 < scale < math.inf \
+            else scale
+    owner = ''
+    if names is not None and first:
+        owner = f' of {names[first[-1]]}'
+        first = first[:-1]
+    at = f' at batch index {first}' if first else ''
+    raise InvalidArgumentError(
+        f'{where}: {what}{owner}{at} is degenerate: {value.tolist()} (norm {norm:.3g}); a '
+        f'quaternion needs finite components and a norm in [{QUATERNION_MIN_NORM:g}, '
+        f'{QUATERNION_MAX_NORM:g}] to define a rotation')
+
+
+def normalize_quat_xyzw(quat: ArrayLike) -> FloatArray:
+    """MoveIt ``FloatingJointModel::normalizeRotation`` for valid ``(..., 4)`` quaternions.
+
+    Quaternions with ``|‖q‖² - 1| <= 100 eps`` are returned bit for bit; the others are divided
+    by their norm. Check them with :func:`check_quat_xyzw` first (MoveIt replaces a zero
+    quaternion by the identity; we refuse it).
+    """
+    q = np.asarray(quat, dtype=np.float64)
+    norm2 = np.einsum('...i,...i->...', q, q)[..., None]
+    out: FloatArray = np.where(np.abs(norm2 - 1.0) <= _NORMALIZE_TOLERANCE, q,
+                               q / np.sqrt(norm2))
+    return out
 
 
 def rotation_from_rpy(rpy: ArrayLike) -> FloatArray:
