@@ -60,7 +60,11 @@ from robot_state_core.joint_kernels import rpy_from_rotation
 from robot_state_core.joints import JointType
 from robot_state_core.kinematics import difference
 from robot_state_core.transforms import (
+    check_quat_xyzw,
     FloatArray,
+    MAX_COORDINATE,
+    normalize_quat_xyzw,
+    QUATERNION_MIN_NORM,
     rotation_exp,
     rotation_from_quat_xyzw,
     rotation_from_rpy,
@@ -107,8 +111,11 @@ MoveIt samples 0 for unbounded planar/floating translations; a box is more usefu
 and sampling-based planners, and it is an explicit keyword argument.'''
 
 _TWO_PI = 2.0 * math.pi
-_MIN_QUATERNION_NORM = 1e-12
-'''Quaternions shorter than this cannot be normalized (raise, or identity in enforce).'''
+_MIN_QUATERNION_NORM = QUATERNION_MIN_NORM
+'''Quaternions shorter than this cannot be normalized (raise).'''
+_ZERO_QUATERNION_NORM = 100.0 * float(np.finfo(np.float64).eps)
+'''MoveIt ``normalizeRotation``'s "zero quaternion" threshold (the identity in enforce).'''
+_IDENTITY_QUATERNION = np.array([0.0, 0.0, 0.0, 1.0])
 _SMALL_ANGLE = 1e-12
 
 
@@ -344,12 +351,13 @@ def _per_joint(model: RobotModel, selection: _Selection, value: PerJoint, functi
 
 
 def _unit_quaternions(quat: FloatArray, function: str, name: str) -> FloatArray:
-    """Normalize ``(..., 4)`` quaternions; InvalidArgumentError for (near-)zero ones."""
-    norm = np.linalg.norm(quat, axis=-1, keepdims=True)
-    if np.any(norm < _MIN_QUATERNION_NORM):
-        raise InvalidArgumentError(f'{function}: {name} contains a zero quaternion (FLOATING '
-                                   'joint rot_x..rot_w); it has no rotation')
-    out: FloatArray = quat / norm
+    """Normalize ``(..., 4)`` quaternions; InvalidArgumentError for degenerate ones.
+
+    Degenerate: zero, tiny, huge or not finite
+    (:func:`~robot_state_core.transforms.check_quat_xyzw`).
+    """
+    q = check_quat_xyzw(quat, function, f'{name}: a FLOATING joint quaternion (rot_x..rot_w)')
+    out: FloatArray = q / np.linalg.norm(q, axis=-1, keepdims=True)
     return out
 
 
@@ -468,17 +476,22 @@ def wrap_angle(angle: ArrayLike) -> FloatArray:
 
 
 def _normalized_quaternions(quat: FloatArray) -> FloatArray:
-    """MoveIt ``normalizeRotation``: normalize ``(..., 4)`` quaternions that are not unit.
+    """MoveIt ``normalizeRotation`` on ``(..., 4)`` quaternions.
 
-    Quaternions within :data:`QUATERNION_NORM_TOLERANCE` are kept bit for bit, (near-)zero
-    ones become the identity ``(0, 0, 0, 1)``.
+    Through the shared :func:`~robot_state_core.transforms.normalize_quat_xyzw`: kept bit for
+    bit when ``|‖q‖² - 1| <= 100 eps``, else divided by the norm; a (near-)zero one (norm
+    below ``100 eps``, MoveIt's threshold) becomes the identity ``(0, 0, 0, 1)``.
+
+    Quaternions whose squared norm overflows are scaled by their largest component first, so
+    they keep their direction (MoveIt's division by an infinite norm gives zero, then the
+    identity).
     """
-    norm2 = np.einsum('...i,...i->...', quat, quat)[..., None]
-    norm = np.sqrt(norm2)
-    unit = quat / np.maximum(norm, _MIN_QUATERNION_NORM)
-    out: FloatArray = np.where(np.abs(norm2 - 1.0) <= QUATERNION_NORM_TOLERANCE, quat,
-                               np.where(norm < _MIN_QUATERNION_NORM,
-                                        np.array([0.0, 0.0, 0.0, 1.0]), unit))
+    with np.errstate(over='ignore'):
+        norm2 = np.einsum('...i,...i->...', quat, quat)[..., None]
+    scale = np.where(np.isfinite(norm2), 1.0, np.max(np.abs(quat), axis=-1, keepdims=True))
+    zero = norm2 < _ZERO_QUATERNION_NORM ** 2
+    safe = np.where(zero, _IDENTITY_QUATERNION, quat / scale)
+    out: FloatArray = np.where(zero, _IDENTITY_QUATERNION, normalize_quat_xyzw(safe))
     return out
 
 
@@ -628,9 +641,9 @@ def enforce_position_bounds(model: RobotModel, q: ArrayLike,
     * revolute and prismatic variables are clipped to ``[lower, upper]``;
     * continuous joints, planar theta and rpy_floating roll/pitch/yaw are wrapped into
       ``[-π, π)`` (the pose is unchanged);
-    * FLOATING quaternions are normalized unless already unit within
-      :data:`QUATERNION_NORM_TOLERANCE`; a zero quaternion becomes the identity
-      ``(0, 0, 0, 1)`` (MoveIt ``normalizeRotation``);
+    * FLOATING quaternions are normalized unless already unit within ``100 eps`` (on the
+      squared norm); a zero quaternion becomes the identity ``(0, 0, 0, 1)`` (MoveIt
+      ``normalizeRotation``);
     * unbounded translations are left alone;
     * mimic variables are recomputed from their sources.
 
@@ -1107,8 +1120,9 @@ def random_positions(model: RobotModel, rng: np.random.Generator | int | None,
     function = 'random_positions'
     gen = _rng(rng)
     r = float(_finite(translation_range, function, 'translation_range'))
-    if r < 0.0:
-        raise InvalidArgumentError(f'{function}: translation_range must be >= 0, got {r}')
+    if not 0.0 <= r <= MAX_COORDINATE:
+        raise InvalidArgumentError(f'{function}: translation_range must be in [0, '
+                                   f'{MAX_COORDINATE:g}] m, got {r}')
     start = (np.asarray(model.default_positions, np.float64) if base is None
              else _positions(model, base, function, 'base'))
     batch = _batch_shape(function, start.shape[:-1], _size(size))

@@ -63,10 +63,17 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robot_state_core import kinematics
+from robot_state_core._typing import as_finite_float
 from robot_state_core._typing import read_only as _ro
-from robot_state_core.errors import InvalidArgumentError, UnknownNameError
+from robot_state_core.errors import (
+    InvalidArgumentError,
+    InvalidTypeError,
+    RobotStateCoreError,
+    UnknownNameError,
+)
 from robot_state_core.joints import JointType
 from robot_state_core.transforms import (
+    check_quat_xyzw,
     FloatArray,
     rotation_from_quat_xyzw,
     rotation_from_rpy,
@@ -163,22 +170,35 @@ class IKOptions:
 
         Raises:
             InvalidArgumentError: A tolerance, gain or count is out of range.
+            InvalidTypeError: A setting has the wrong type (e.g. ``None`` for a tolerance, a
+                float for a count).
         """
         for name in ('position_tolerance', 'orientation_tolerance', 'max_step'):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and value > 0.0):
+            value = as_finite_float(getattr(self, name), 'IKOptions', name)
+            if not value > 0.0:
                 raise InvalidArgumentError(f'IKOptions: {name} must be finite and > 0, got '
-                                           f'{value!r}')
-        if not (math.isfinite(self.damping) and self.damping >= 0.0):
+                                           f'{getattr(self, name)!r}')
+        if not as_finite_float(self.damping, 'IKOptions', 'damping') >= 0.0:
             raise InvalidArgumentError(f'IKOptions: damping must be finite and >= 0, got '
                                        f'{self.damping!r}')
-        for name in ('num_seeds', 'restart_iterations', 'stall_iterations'):
-            if int(getattr(self, name)) < 1:
-                raise InvalidArgumentError(f'IKOptions: {name} must be >= 1, got '
-                                           f'{getattr(self, name)!r}')
-        if self.max_iterations is not None and self.max_iterations < 1:
-            raise InvalidArgumentError(f'IKOptions: max_iterations must be >= 1 or None, got '
-                                       f'{self.max_iterations!r}')
+        for name in ('position_only', 'return_approximate'):
+            if not isinstance(getattr(self, name), bool | np.bool_):
+                raise InvalidTypeError(f'IKOptions: {name} must be a bool, got '
+                                       f'{getattr(self, name)!r}')
+        counts = ['num_seeds', 'restart_iterations', 'stall_iterations']
+        counts += ['max_iterations'] if self.max_iterations is not None else []
+        for name in counts:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | np.integer):
+                raise InvalidTypeError(f'IKOptions: {name} must be an int, got {value!r}')
+            if value < 1:
+                raise InvalidArgumentError(f'IKOptions: {name} must be >= 1'
+                                           + (' or None' if name == 'max_iterations' else '')
+                                           + f', got {value!r}')
+        if self.random_seed is not None and (isinstance(self.random_seed, bool) or
+                                             not isinstance(self.random_seed, int | np.integer)):
+            raise InvalidTypeError(f'IKOptions: random_seed must be an int or None, got '
+                                   f'{self.random_seed!r}')
 
 
 @dataclass(frozen=True, eq=False)
@@ -1149,13 +1169,28 @@ def _check_seed(model: Any, seed: Any) -> tuple[FloatArray | None, str]:
         return None, f'seed must have shape ({model.nq},), got {a.shape}'
     if not np.all(np.isfinite(a)):
         return None, 'seed is not finite'
-    return a, ''
+    return _check_seed_quaternions(model, a)
+
+
+def _check_seed_quaternions(model: Any, seeds: FloatArray) -> tuple[FloatArray | None, str]:
+    """``(seeds, '')``, or ``(None, reason)`` when a FLOATING quaternion is degenerate."""
+    p = kinematics.plan(model)
+    if p.floating.size:
+        try:
+            check_quat_xyzw(seeds[..., p.floating_q[:, 3:]], 'seed',
+                            'the quaternion (rot_x, rot_y, rot_z, rot_w)', p.floating_labels)
+        except InvalidArgumentError as err:
+            return None, str(err)
+    return seeds, ''
 
 
 def _resolve_timeout(timeout: float | None, group: Any) -> tuple[float | None, str]:
     if timeout is None:
         return float(group.default_ik_timeout), ''
-    t = float(timeout)
+    try:
+        t = as_finite_float(timeout, 'IK', 'timeout')
+    except RobotStateCoreError as err:
+        return None, str(err)
     if not math.isfinite(t):
         return None, f'timeout must be finite, got {timeout!r}'
     return (t if t > 0.0 else float(group.default_ik_timeout)), ''
@@ -1166,8 +1201,10 @@ def _resolve(model: Any, group_name: str, tip_names: Sequence[str], n_targets: i
     """Group and kernel for the request, or an error message."""
     try:
         group = model.group(group_name)
-    except UnknownNameError as err:
+    except RobotStateCoreError as err:
         return None, None, str(err)
+    if isinstance(tip_names, str) or not all(isinstance(t, str) for t in tip_names):
+        return group, None, f'tip links must be a sequence of link names, got {tip_names!r}'
     tips = tuple(tip_names) or ((group.tip_link,) if group.tip_link else ())
     if not tips:
         return group, None, (f'group {group_name!r} is not a chain and has no tip link; pass '
@@ -1205,18 +1242,26 @@ def solve_ik(model: Any, request: IKRequest) -> IKResult:
         ``message``; no exception is raised for them.
 
     Raises:
-        TypeError: ``request`` is not an :class:`IKRequest` (programmer error).
+        InvalidTypeError: ``request`` is not an :class:`IKRequest`, or its ``options`` are not
+            :class:`IKOptions` (programmer errors; a ``TypeError``).
         Exception: Whatever the validity callback raises is propagated.
     """
     start = time.perf_counter()
     if not isinstance(request, IKRequest):
-        raise TypeError(f'solve_ik: request must be an IKRequest, got {type(request).__name__}')
+        raise InvalidTypeError(f'solve_ik: request must be an IKRequest, got '
+                               f'{type(request).__name__}')
+    if not isinstance(request.options, IKOptions):
+        raise InvalidTypeError(f'solve_ik: request.options must be IKOptions, got '
+                               f'{type(request.options).__name__}')
     seed, msg = _check_seed(model, request.seed)
     if seed is None:
         return _invalid(model, None, f'solve_ik: {msg}', start)
     targets = request.targets
     if isinstance(targets, np.ndarray) and targets.shape == (4, 4):
         targets = (targets,)
+    if not isinstance(targets, Sequence | np.ndarray):
+        return _invalid(model, seed, f'solve_ik: targets must be a sequence of (4, 4) poses, '
+                        f'got {targets!r}', start)
     checked = []
     for i, X in enumerate(targets):
         a, msg = _check_target(X, f'target {i}')
@@ -1265,7 +1310,14 @@ def solve_ik_batch(model: Any, group: str, targets: ArrayLike, seeds: ArrayLike 
     """
     start = time.perf_counter()
     opts = options if options is not None else IKOptions()
-    T = np.asarray(targets, dtype=np.float64)
+    if not isinstance(opts, IKOptions):
+        raise InvalidTypeError(f'solve_ik_batch: options must be IKOptions, got '
+                               f'{type(opts).__name__}')
+    try:
+        T = np.asarray(targets, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        return [_invalid(model, None, f'solve_ik_batch: targets are not a numeric (M, 4, 4) '
+                         f'array ({err})', start)]
     if T.ndim == 2:
         T = T[None]
     if T.ndim != 3 or T.shape[1:] != (4, 4):
@@ -1275,13 +1327,19 @@ def solve_ik_batch(model: Any, group: str, targets: ArrayLike, seeds: ArrayLike 
     if seeds is None:
         S = np.tile(np.asarray(model.default_positions, dtype=np.float64), (M, 1))
     else:
-        S = np.array(seeds, dtype=np.float64)
+        try:
+            S = np.array(seeds, dtype=np.float64)
+        except (TypeError, ValueError):
+            S = np.full((0,), np.nan)
         if S.shape == (model.nq,):
             S = np.tile(S, (M, 1))
     if S.shape != (M, model.nq) or not np.all(np.isfinite(S)):
         return [_invalid(model, None, f'solve_ik_batch: seeds must be finite with shape '
                          f'({M}, {model.nq}) or ({model.nq},), got {S.shape}', start)
                 for _ in range(M)]
+    _, msg = _check_seed_quaternions(model, S)
+    if msg:
+        return [_invalid(model, None, f'solve_ik_batch: {msg}', start) for _ in range(M)]
     g, k, msg = _resolve(model, group, (tip_link,) if tip_link else (), 1, opts.position_only)
     if k is None:
         return [_invalid(model, S[i], f'solve_ik_batch: {msg}', start) for i in range(M)]

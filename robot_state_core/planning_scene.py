@@ -68,8 +68,10 @@ from robot_state_core.constraints import ConstraintEvalResult, Constraints, eval
 from robot_state_core.errors import (
     InvalidArgumentError,
     ModelMismatchError,
+    RobotStateCoreError,
     UnknownNameError,
 )
+from robot_state_core.geometry import meshes
 from robot_state_core.geometry.fcl_backend import (
     Broadphase,
     check_broadphase,
@@ -78,7 +80,7 @@ from robot_state_core.geometry.fcl_backend import (
 from robot_state_core.geometry.query import aabb_gaps, PenetrationAsPointPair
 from robot_state_core.geometry.roles import ProximityProperties
 from robot_state_core.geometry.scene_graph import GeometryInstance, SceneGraph
-from robot_state_core.geometry.shapes import HalfSpace, Mesh, Shape
+from robot_state_core.geometry.shapes import Convex, HalfSpace, Mesh, Shape
 from robot_state_core.robot_geometry import MeshMode, RobotGeometry
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.robot_state import RobotState
@@ -138,6 +140,29 @@ def _vec3(value: ArrayLike, where: str) -> FloatArray:
 
 def _pose_map(poses: Mapping[str, ArrayLike] | None, where: str) -> dict[str, FloatArray]:
     return {str(k): _pose(v, f'{where}: subframe {k!r}') for k, v in (poses or {}).items()}
+
+
+def _check_meshes(shapes: Iterable[Shape], where: str) -> None:
+    """Read every mesh (and convex hull) of ``shapes`` now, so that no query fails on it later.
+
+    Meshes are cached per file and scale, so the collision backend reuses what is read here.
+
+    Raises:
+        InvalidArgumentError: A mesh is unresolved, missing or unreadable, or its scale or hull
+            is unusable.
+    """
+    for k, shape in enumerate(shapes):
+        if not isinstance(shape, Mesh | Convex):
+            continue
+        try:
+            path, scale = meshes.cache_key(shape)
+            if isinstance(shape, Convex):
+                meshes.mesh_hull(path, scale)
+            else:
+                meshes.load_mesh(path, scale)
+        except RobotStateCoreError as err:
+            raise InvalidArgumentError(f'{where}: shape {k} ({type(shape).__name__} '
+                                       f'{shape.uri!r}) is not usable: {err}') from err
 
 
 def _stack(poses: Sequence[FloatArray]) -> FloatArray:
@@ -593,10 +618,12 @@ class PlanningScene:
         elif operation is CollisionObjectOperation.ADD or old is None:
             if not shape_list:
                 raise InvalidArgumentError(f'{where}: no shapes given')
+            _check_meshes([sh for sh, _ in shape_list], where)
             new = WorldObject(object_id, np.eye(4) if X_WO is None else
                               np.asarray(X_WO, dtype=np.float64), shape_list,
                               _pose_map(subframes, where))
         else:  # APPEND to an existing object
+            _check_meshes([sh for sh, _ in shape_list], where)
             merged = dict(old.subframes)
             merged.update(_pose_map(subframes, where))
             new = WorldObject(object_id, old.X_WO if X_WO is None else
@@ -650,6 +677,7 @@ class PlanningScene:
         X_LW = np.linalg.inv(X_WL)
         shape_list = [(s, _pose(X, 'PlanningScene.attach_object: shape pose'))
                       for s, X in shapes]
+        _check_meshes([sh for sh, _ in shape_list], 'PlanningScene.attach_object')
         from_world = not shape_list and object_id in self._world
         if shape_list:
             X_WB = np.array(X_WL) if X_WO is None else _pose(

@@ -11,6 +11,7 @@ from pathlib import Path
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -109,12 +110,24 @@ def test_every_shape_builds(shape: Shape) -> None:
     assert objects.any_collision(np.array([[0, 1]]))  # the small sphere sits at its origin
 
 
-@pytest.mark.parametrize('shape', [Box(0.0, 1.0, 1.0), Sphere(-1.0), Cylinder(math.nan, 1.0),
-                                   Capsule(0.1, -0.1), Cone(0.1, math.inf)],
-                         ids=lambda s: type(s).__name__)
-def test_invalid_sizes_raise(shape: Shape) -> None:
-    with pytest.raises(InvalidArgumentError, match='make_collision_geometry'):
-        make_collision_geometry(shape)
+@pytest.mark.parametrize('make', [lambda: Sphere(-1.0), lambda: Cylinder(math.nan, 1.0),
+                                  lambda: Capsule(0.1, -0.1), lambda: Cone(0.1, math.inf)],
+                         ids=['Sphere', 'Cylinder', 'Capsule', 'Cone'])
+def test_invalid_sizes_raise(make: Any) -> None:
+    # Shapes validate their sizes when constructed (issue 10), so none reaches fcl.
+    with pytest.raises(InvalidArgumentError, match='must be a finite length'):
+        make()
+
+
+def test_zero_sizes_are_degenerate_shapes() -> None:
+    """A zero-size box (legal URDF) is a flat box for fcl: it collides where it lies."""
+    objects = FclObjects([Box(0.0, 1.0, 1.0), Sphere(0.1)])
+    objects.set_poses(np.stack([np.eye(4), np.eye(4)]))
+    assert objects.any_collision(np.array([[0, 1]]))
+    far = np.eye(4)
+    far[0, 3] = 0.5
+    objects.set_poses(np.stack([np.eye(4), far]))
+    assert not objects.any_collision(np.array([[0, 1]]))
 
 
 def test_unknown_shape_and_unresolved_mesh() -> None:

@@ -168,7 +168,9 @@ def clear_geometry_cache() -> None:
     _CONVEX_GEOMETRY.clear()
 
 
-def _positive(value: float, what: str, *, allow_zero: bool = False) -> float:
+def _positive(value: float, what: str, *, allow_zero: bool = True) -> float:
+    # Zero sizes are legal URDF (urdfdom) and fcl handles the degenerate shapes (a point, a
+    # flat box); the shape constructors already refuse negative and non-finite sizes.
     v = float(value)
     if not math.isfinite(v) or v < 0.0 or (v == 0.0 and not allow_zero):
         raise InvalidArgumentError(f'make_collision_geometry: {what} must be a finite '
@@ -201,7 +203,7 @@ def make_collision_geometry(shape: Shape) -> Any:
 
     Raises:
         BackendUnavailableError: python-fcl is missing.
-        InvalidArgumentError: Non-positive or non-finite sizes, or an unknown shape type.
+        InvalidArgumentError: Negative or non-finite sizes, or an unknown shape type.
         RobotDescriptionError: A mesh file is unresolved, missing or unreadable.
     """
     fcl = require_fcl()

@@ -4,11 +4,58 @@ Sizes are full lengths, never half-extents: ``Box(x, y, z)`` edge lengths [m];
 ``Cylinder``/``Capsule``/``Cone`` have ``radius`` and ``length`` along their local z axis, centred
 at the origin (URDF and fcl convention). ``Mesh`` keeps the URI as written in the description
 and, when resolved, the local file path.
+
+Every shape validates its numbers when constructed, so no unusable shape exists anywhere
+(loaders, planning scenes, attached bodies, the geometry registry): a size must be a finite
+number in ``[0, MAX_COORDINATE]`` m (zero is legal URDF and gives a degenerate shape;
+negative, NaN, infinite and absurdly large sizes raise
+:class:`~robot_state_core.errors.InvalidArgumentError`), and a mesh scale must be three finite
+factors of magnitude at most ``MAX_COORDINATE``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+import math
+import os
+
+import numpy as np
+
+from robot_state_core.errors import InvalidArgumentError, InvalidTypeError
+from robot_state_core.transforms import MAX_COORDINATE
+
+
+def _check_lengths(shape: object, *names: str) -> None:
+    """Each named field of ``shape`` is a finite length in ``[0, MAX_COORDINATE]`` [m]."""
+    for name in names:
+        value = getattr(shape, name)
+        if isinstance(value, bool | np.bool_) or not isinstance(
+                value, int | float | np.integer | np.floating):
+            raise InvalidTypeError(f'{type(shape).__name__}: {name} must be a number, got '
+                                   f'{value!r}')
+        if not 0.0 <= float(value) <= MAX_COORDINATE:
+            raise InvalidArgumentError(
+                f'{type(shape).__name__}: {name} must be a finite length in [0, '
+                f'{MAX_COORDINATE:g}] m, got {value!r}'
+                + (' (sizes are full lengths and cannot be negative)' if value < 0 else ''))
+
+
+def _check_mesh(shape: Mesh | Convex) -> None:
+    """A str (or path) URI and three finite scale factors of magnitude <= MAX_COORDINATE."""
+    kind = type(shape).__name__
+    if not isinstance(shape.uri, str | os.PathLike):
+        raise InvalidTypeError(f'{kind}: uri must be a str, got {shape.uri!r}')
+    if shape.path is not None and not isinstance(shape.path, str | os.PathLike):
+        raise InvalidTypeError(f'{kind}: path must be a str or None, got {shape.path!r}')
+    try:
+        scale = [float(s) for s in shape.scale]
+    except (TypeError, ValueError) as err:
+        raise InvalidTypeError(f'{kind}: scale must be three numbers, got '
+                               f'{shape.scale!r}') from err
+    if len(scale) != 3 or not all(math.isfinite(s) and abs(s) <= MAX_COORDINATE
+                                  for s in scale):
+        raise InvalidArgumentError(f'{kind}: scale must be three finite factors of magnitude '
+                                   f'<= {MAX_COORDINATE:g}, got {shape.scale!r}')
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,12 +66,18 @@ class Box:
     y: float
     z: float
 
+    def __post_init__(self) -> None:
+        _check_lengths(self, 'x', 'y', 'z')
+
 
 @dataclass(frozen=True, slots=True)
 class Sphere:
     """Sphere centred at the origin."""
 
     radius: float
+
+    def __post_init__(self) -> None:
+        _check_lengths(self, 'radius')
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +87,9 @@ class Cylinder:
     radius: float
     length: float
 
+    def __post_init__(self) -> None:
+        _check_lengths(self, 'radius', 'length')
+
 
 @dataclass(frozen=True, slots=True)
 class Capsule:
@@ -42,6 +98,9 @@ class Capsule:
     radius: float
     length: float
 
+    def __post_init__(self) -> None:
+        _check_lengths(self, 'radius', 'length')
+
 
 @dataclass(frozen=True, slots=True)
 class Cone:
@@ -49,6 +108,9 @@ class Cone:
 
     radius: float
     length: float
+
+    def __post_init__(self) -> None:
+        _check_lengths(self, 'radius', 'length')
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +132,9 @@ class Mesh:
     scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
     path: str | None = None
 
+    def __post_init__(self) -> None:
+        _check_mesh(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Convex:
@@ -78,6 +143,9 @@ class Convex:
     uri: str
     scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
     path: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_mesh(self)
 
 
 Shape = Box | Sphere | Cylinder | Capsule | Cone | HalfSpace | Mesh | Convex

@@ -10,8 +10,19 @@ Resolution order for ``package://<pkg>/<path>``:
 4. ``robot_state_core`` itself (its embedded robots).
 
 ``package:///<pkg>/<path>`` (an empty package name, as Talos' files spell it) is read as
-``package://<pkg>/<path>`` with a warning. ``file://`` URIs and plain paths are used as they are;
-relative paths are taken relative to the description's directory.
+``package://<pkg>/<path>`` with a warning.
+
+``package://`` URIs are confined to their package directory: the path is normalized lexically
+(``a/../b`` is ``b``) and a path that climbs out of the package (``package://pkg/../../etc``),
+an absolute path, or a package name that is not a plain directory name (``..``, ``a/b``) is
+refused with a warning, so a description received over the network cannot make the loader
+open arbitrary files through a package. Symbolic links inside the package are followed
+(``colcon build --symlink-install`` trees consist of them).
+
+``file://`` URIs and plain paths are used as they are, deliberately: users need meshes outside
+any package. They can name any local file the process may read, so only load descriptions
+whose ``file://`` and relative mesh paths you trust (see ``docs/decisions.md``, Hardening).
+Relative paths are taken relative to the description's directory.
 """
 
 from __future__ import annotations
@@ -19,7 +30,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+import posixpath
 from urllib.parse import unquote, urlparse
 
 from robot_state_core.default_robot import package_root
@@ -81,8 +93,12 @@ class ResourceResolver:
                 package, _, rel = rel.partition('/')
                 warning = (f'{uri!r} has an empty package name; reading it as '
                            f"'package://{package}/{rel}'")
+            inside = _inside_package(package, rel)
+            if inside is None:
+                return None, (f'{uri!r} leaves the directory of package {package!r}; '
+                              'package:// paths must stay inside their package')
             directory = self.package_directory(package)
-            path = directory / rel if directory is not None else None
+            path = directory / inside if directory is not None else None
         elif parsed.scheme == 'file':
             path = Path(unquote(parsed.path))
         elif parsed.scheme in ('', 'model'):
@@ -93,3 +109,19 @@ class ResourceResolver:
         if path is not None and path.is_file():
             return path, warning
         return None, warning
+
+
+def _inside_package(package: str, rel: str) -> str | None:
+    """``rel`` normalized lexically when it stays inside ``package``'s directory, else None.
+
+    Refused: a package name that is empty, ``.``, ``..`` or contains a separator, and a path
+    that is absolute or climbs above the package directory after normalization.
+    """
+    if not package or package in ('.', '..') or '/' in package or '\\' in package:
+        return None
+    if '\\' in rel or '\x00' in rel or PurePosixPath(rel).is_absolute():
+        return None
+    normalized = posixpath.normpath(rel) if rel else '.'
+    if normalized == '..' or normalized.startswith('../'):
+        return None
+    return normalized

@@ -45,7 +45,7 @@ from typing import Any
 from lxml import etree
 import numpy as np
 
-from robot_state_core.errors import RobotDescriptionError, UrdfLoadError
+from robot_state_core.errors import InvalidArgumentError, RobotDescriptionError, UrdfLoadError
 from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Mesh, Shape, Sphere
 from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.io.safe_xml import parse_xml
@@ -60,7 +60,7 @@ from robot_state_core.joints import (
     JointType,
 )
 from robot_state_core.links import Collision, Inertial, Link, Material, Visual
-from robot_state_core.transforms import FloatArray, pose_from_xyz_rpy
+from robot_state_core.transforms import FloatArray, MAX_COORDINATE, pose_from_xyz_rpy
 
 _LOG = logging.getLogger(__name__)
 _HOOK_LOCK = threading.Lock()
@@ -227,7 +227,9 @@ def _prepare(root: Any, source: str, warnings: list[str]) -> _Prepared:
                 if capsule is not None:
                     radius = _float_attr(capsule, 'radius', source)
                     length = _float_attr(capsule, 'length', source)
-                    capsules[(link.get('name'), kind, index)] = Capsule(radius, length)
+                    capsules[(link.get('name'), kind, index)] = _checked_shape(
+                        Capsule, (radius, length), source, f"link {link.get('name')!r}",
+                        capsule.sourceline)
                     capsule.tag = 'cylinder'
     for texture in root.iter('texture'):
         if not texture.get('filename'):
@@ -263,7 +265,19 @@ def _origin(origin: Any, what: str, source: str, element: str, line: int | None)
         return np.eye(4)
     xyz = _finite(origin.xyz, f'{what} xyz', source, element, line)
     rpy = _finite(origin.rpy, f'{what} rpy', source, element, line)
+    if max(abs(v) for v in xyz) > MAX_COORDINATE:
+        raise _error(source, f'{what} xyz {xyz} exceeds {MAX_COORDINATE:g} m (forward '
+                     'kinematics would lose all precision and overflow)', element, line)
     return pose_from_xyz_rpy(xyz, rpy)
+
+
+def _checked_shape(factory: Any, args: Sequence[Any], source: str, element: str,
+                   line: int | None) -> Any:
+    """``factory(*args)``, its size validation (negative, NaN, huge) as an UrdfLoadError."""
+    try:
+        return factory(*args)
+    except InvalidArgumentError as err:
+        raise _error(source, str(err), element, line) from None
 
 
 def _shape(geometry: Any, capsule: Capsule | None, where: str, source: str,
@@ -274,14 +288,14 @@ def _shape(geometry: Any, capsule: Capsule | None, where: str, source: str,
         return capsule
     if kind == 'Box':
         x, y, z = _finite(geometry.size, 'box size', source, where, line)
-        return Box(x, y, z)
+        return _checked_shape(Box, (x, y, z), source, where, line)
     if kind == 'Sphere':
         (r,) = _finite([geometry.radius], 'sphere radius', source, where, line)
-        return Sphere(r)
+        return _checked_shape(Sphere, (r,), source, where, line)
     if kind == 'Cylinder':
         r, length = _finite([geometry.radius, geometry.length], 'cylinder size', source, where,
                             line)
-        return Cylinder(r, length)
+        return _checked_shape(Cylinder, (r, length), source, where, line)
     if kind == 'Mesh':
         scale_raw = geometry.scale
         if scale_raw is None:
@@ -297,7 +311,8 @@ def _shape(geometry: Any, capsule: Capsule | None, where: str, source: str,
             warnings.append(quirk)
         if path is None:
             unresolved.append(uri)
-        return Mesh(uri, scale, str(path) if path is not None else None)
+        return _checked_shape(Mesh, (uri, scale, str(path) if path is not None else None),
+                              source, where, line)
     raise _error(source, f'unsupported geometry <{kind.lower()}>', where, line)
 
 
