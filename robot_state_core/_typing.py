@@ -60,7 +60,7 @@ def as_finite_float(value: object, where: str, what: str) -> float:
             value, int | float | np.integer | np.floating):
         raise InvalidTypeError(f'{where}: {what} must be a number, got {value!r} '
                                f'({type(value).__name__})')
-    x = float(value)  # type: ignore[arg-type]
+    x = float(value)
     if not math.isfinite(x):
         raise InvalidArgumentError(f'{where}: {what} must be finite, got {value!r}')
     return x

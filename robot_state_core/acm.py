@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.errors import InvalidArgumentError, InvalidTypeError
 
 DecideContactFn = Callable[[Any], bool]
 '''A conditional entry's decider: ``decider(contact) -> bool``, True if the contact is allowed.'''
@@ -98,12 +98,16 @@ class CompiledAcm:
 
 
 def _canonical(a: str, b: str) -> tuple[str, str]:
-    return (a, b) if a <= b else (b, a)
+    try:
+        return (a, b) if a <= b else (b, a)
+    except TypeError:
+        raise InvalidTypeError(f'AllowedCollisionMatrix: names are str, got {a!r} and '
+                               f'{b!r}') from None
 
 
 def _check_name(method: str, name: object) -> str:
     if not isinstance(name, str):
-        raise TypeError(f'AllowedCollisionMatrix.{method}: names are str, got {name!r}')
+        raise InvalidTypeError(f'AllowedCollisionMatrix.{method}: names are str, got {name!r}')
     if not name:
         raise InvalidArgumentError(f'AllowedCollisionMatrix.{method}: empty name')
     return name
@@ -115,8 +119,8 @@ def _make_entry(method: str, allowed: bool | np.bool_ | DecideContactFn, reason:
         return AcmEntry(kind, reason)
     if callable(allowed):
         return AcmEntry(AllowedCollisionType.CONDITIONAL, reason, allowed)
-    raise TypeError(f'AllowedCollisionMatrix.{method}: allowed must be a bool or a callable '
-                    f'decider(contact) -> bool, got {allowed!r}')
+    raise InvalidTypeError(f'AllowedCollisionMatrix.{method}: allowed must be a bool or a '
+                           f'callable decider(contact) -> bool, got {allowed!r}')
 
 
 def _combine_defaults(e1: AcmEntry, e2: AcmEntry) -> AcmEntry:

@@ -370,7 +370,12 @@ def _rng(rng: np.random.Generator | int | None) -> np.random.Generator:
 def _size(size: int | tuple[int, ...] | None) -> tuple[int, ...]:
     if size is None:
         return ()
-    return (int(size),) if isinstance(size, int | np.integer) else tuple(int(s) for s in size)
+    dims = (size,) if isinstance(size, int | np.integer) else size
+    if not isinstance(dims, tuple | list) or not all(
+            isinstance(d, int | np.integer) and not isinstance(d, bool) and d >= 0 for d in dims):
+        raise InvalidArgumentError(f'size must be a non-negative int or a tuple of them, got '
+                                   f'{size!r}')
+    return tuple(int(d) for d in dims)
 
 
 # ---------------------------------------------------------------------------- quaternion kernels

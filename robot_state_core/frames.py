@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from robot_state_core.errors import InvalidTypeError
+from robot_state_core.robot_model import RobotModel
 from robot_state_core.transforms import FloatArray, quat_xyzw_from_rotation
 
 
@@ -43,9 +45,15 @@ def fixed_joint_transforms(model: Any) -> FrameTransforms:
 
     Returns:
         One transform per fixed joint, ``X_PC`` = the joint origin ``X_PJ``, in model order.
+
+    Raises:
+        InvalidTypeError: ``model`` is not a RobotModel.
     """
     from robot_state_core.joints import JointType
 
+    if not isinstance(model, RobotModel):
+        raise InvalidTypeError(f'fixed_joint_transforms: model must be a RobotModel, got '
+                               f'{type(model).__name__}')
     fixed = np.array([t is JointType.FIXED for t in model.joint_types], dtype=bool)
     X = model.joint_origins[fixed]
     return FrameTransforms(

@@ -1203,7 +1203,8 @@ def _resolve(model: Any, group_name: str, tip_names: Sequence[str], n_targets: i
         group = model.group(group_name)
     except RobotStateCoreError as err:
         return None, None, str(err)
-    if isinstance(tip_names, str) or not all(isinstance(t, str) for t in tip_names):
+    if isinstance(tip_names, str) or not isinstance(tip_names, Sequence) or not all(
+            isinstance(t, str) for t in tip_names):
         return group, None, f'tip links must be a sequence of link names, got {tip_names!r}'
     tips = tuple(tip_names) or ((group.tip_link,) if group.tip_link else ())
     if not tips:

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.errors import InvalidArgumentError, InvalidTypeError
 from robot_state_core.transforms import as_pose, FloatArray
 
 _IDENTITY = np.eye(4)
@@ -231,9 +231,24 @@ class Joint:
     calibration: JointCalibration | None = None
 
     def __post_init__(self) -> None:
+        for attribute in ('name', 'parent_link_name', 'child_link_name'):
+            if not isinstance(getattr(self, attribute), str):
+                raise InvalidTypeError(f'Joint: {attribute} must be a str, got '
+                                       f'{getattr(self, attribute)!r}')
+        if not isinstance(self.type, JointType):
+            try:
+                self.type = JointType(self.type)
+            except ValueError:
+                raise InvalidArgumentError(f'Joint {self.name!r}: unknown type {self.type!r}; '
+                                           f'expected one of {[t.value for t in JointType]}'
+                                           ) from None
         self.parent_to_joint_origin_transform = as_pose(
             self.parent_to_joint_origin_transform, f'Joint {self.name!r}', 'origin')
-        axis = np.array(self.axis, dtype=np.float64).reshape(3)
+        try:
+            axis = np.array(self.axis, dtype=np.float64).reshape(3)
+        except (TypeError, ValueError) as err:
+            raise InvalidArgumentError(f'Joint {self.name!r}: axis must be 3 numbers, got '
+                                       f'{self.axis!r}') from err
         norm = float(np.linalg.norm(axis))
         uses_axis = self.type in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
         if not math.isfinite(norm) or (uses_axis and norm < 1e-12):

@@ -19,6 +19,7 @@ then a two-column rotation mix or a translation). Both give the same poses to ~1
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 import math
 from typing import Any
@@ -26,9 +27,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from robot_state_core._typing import all_finite, as_finite_float, as_index
+from robot_state_core._typing import all_finite, as_finite_float, as_float_array, as_index
 from robot_state_core._typing import read_only as _ro
-from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.errors import InvalidArgumentError, InvalidTypeError
 from robot_state_core.joint_kernels import rpy_from_rotation
 from robot_state_core.joints import JointType
 from robot_state_core.transforms import (
@@ -730,13 +731,21 @@ def compute_scene_state(model: Any, joint_values: Any = None) -> SceneState:
     if not isinstance(model, RobotModel):
         model = RobotModel.from_scene_graph(model)
     q = np.array(model.default_positions, dtype=np.float64)
+    if joint_values is not None and not isinstance(joint_values, Mapping):
+        raise InvalidTypeError(f'compute_scene_state: joint_values must be a mapping, got '
+                               f'{type(joint_values).__name__}')
     for name, value in (joint_values or {}).items():
         if model.has_variable(name):
-            q[model.variable_index(name)] = float(value)
+            q[model.variable_index(name)] = as_finite_float(value, 'compute_scene_state',
+                                                            f'value of {name!r}')
         else:
             j = model.joint_index(name)
             start, n = int(model.joint_q_start[j]), int(model.joint_nq[j])
-            q[start:start + n] = np.asarray(value, dtype=np.float64).reshape(n)
+            values = as_float_array(value, 'compute_scene_state', f'values of {name!r}')
+            if values.size != n:
+                raise InvalidArgumentError(f'compute_scene_state: joint {name!r} needs {n} '
+                                           f'value(s), got {values.size}')
+            q[start:start + n] = values.reshape(n)
     model.apply_mimic(q)
     X_WL = forward_kinematics(model, q)
     links = {name: X_WL[i] for i, name in enumerate(model.link_names)}

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import math
+from typing import get_args
 
 import numpy as np
 
-from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.errors import InvalidArgumentError, InvalidTypeError
 from robot_state_core.geometry.shapes import Shape
 from robot_state_core.transforms import as_pose, FloatArray
 
@@ -34,6 +35,15 @@ class Material:
 
 
 
+_SHAPE_TYPES: tuple[type, ...] = get_args(Shape)
+
+
+def _check_geometry(element: Visual | Collision) -> None:
+    if not isinstance(element.geometry, _SHAPE_TYPES):
+        raise InvalidTypeError(f'{type(element).__name__}: geometry must be a shape, got '
+                               f'{element.geometry!r}')
+
+
 @dataclass(eq=False, slots=True)
 class Visual:
     """A visual element (SG-C2): ``geometry`` at ``origin`` (``X_LV``) with a material."""
@@ -44,6 +54,7 @@ class Visual:
     name: str = ''
 
     def __post_init__(self) -> None:
+        _check_geometry(self)
         self.origin = as_pose(self.origin, type(self).__name__, 'origin')
 
     def __eq__(self, other: object) -> bool:
@@ -64,6 +75,7 @@ class Collision:
     name: str = ''
 
     def __post_init__(self) -> None:
+        _check_geometry(self)
         self.origin = as_pose(self.origin, type(self).__name__, 'origin')
 
     def __eq__(self, other: object) -> bool:
@@ -127,6 +139,10 @@ class Link:
     visuals: list[Visual] = field(default_factory=list)
     collisions: list[Collision] = field(default_factory=list)
     inertial: Inertial | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise InvalidTypeError(f'Link: name must be a str, got {self.name!r}')
 
     def clone(self) -> Link:
         """A deep copy (elements are copied; shapes are immutable and shared)."""

@@ -67,6 +67,7 @@ from robot_state_core.attached_body import AttachedBody
 from robot_state_core.constraints import ConstraintEvalResult, Constraints, evaluate_constraints
 from robot_state_core.errors import (
     InvalidArgumentError,
+    InvalidTypeError,
     ModelMismatchError,
     RobotStateCoreError,
     UnknownNameError,
@@ -140,6 +141,20 @@ def _vec3(value: ArrayLike, where: str) -> FloatArray:
 
 def _pose_map(poses: Mapping[str, ArrayLike] | None, where: str) -> dict[str, FloatArray]:
     return {str(k): _pose(v, f'{where}: subframe {k!r}') for k, v in (poses or {}).items()}
+
+
+def _shape_pairs(shapes: object, where: str) -> tuple[tuple[Shape, Any], ...]:
+    """``shapes`` as a tuple of ``(shape, X_OS)`` pairs (validated later by WorldObject)."""
+    if not isinstance(shapes, Iterable) or isinstance(shapes, str):
+        raise InvalidTypeError(f'{where}: shapes must be an iterable of (shape, X_OS) pairs, got '
+                               f'{shapes!r}')
+    pairs = []
+    for k, item in enumerate(shapes):
+        if not isinstance(item, tuple | list) or len(item) != 2:
+            raise InvalidArgumentError(f'{where}: shapes[{k}] must be a (shape, X_OS) pair, got '
+                                       f'{item!r}')
+        pairs.append((item[0], item[1]))
+    return tuple(pairs)
 
 
 def _check_meshes(shapes: Iterable[Shape], where: str) -> None:
@@ -604,7 +619,7 @@ class PlanningScene:
             return
         if not object_id:
             raise InvalidArgumentError(f'{where}: the object id must not be empty')
-        shape_list: tuple[tuple[Shape, Any], ...] = tuple((s, X) for s, X in shapes)
+        shape_list = _shape_pairs(shapes, where)
         old = self._world.get(object_id)
         if operation is CollisionObjectOperation.MOVE:
             if old is None:
@@ -676,7 +691,7 @@ class PlanningScene:
         X_WL = state.get_global_link_transform(li)
         X_LW = np.linalg.inv(X_WL)
         shape_list = [(s, _pose(X, 'PlanningScene.attach_object: shape pose'))
-                      for s, X in shapes]
+                      for s, X in _shape_pairs(shapes, 'PlanningScene.attach_object')]
         _check_meshes([sh for sh, _ in shape_list], 'PlanningScene.attach_object')
         from_world = not shape_list and object_id in self._world
         if shape_list:

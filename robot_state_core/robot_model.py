@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 import logging
 import math
+import os
 from pathlib import Path
 import re
 from typing import Any, Literal
@@ -178,6 +179,10 @@ class RobotModel:
         ``RobotModel`` builder does; the warnings are in :attr:`srdf_warnings` (which starts
         with the parser's ``SrdfModel.warnings``).
         """
+        if not callable(getattr(graph, 'get_links', None)) or not callable(
+                getattr(graph, 'clone', None)):
+            raise InvalidTypeError(f'RobotModel: expected a SceneGraph, got '
+                                   f'{type(graph).__name__}')
         links, joints = len(graph.get_links()), len(graph.get_joints())
         if links > MAX_LINKS or joints >= MAX_LINKS:
             raise ModelError(f'RobotModel: {graph.get_name()!r} has {links} links and {joints} '
@@ -229,6 +234,10 @@ class RobotModel:
         from robot_state_core.io.srdf import read_srdf_file
         from robot_state_core.io.urdf import load_urdf_file
 
+        for what, path in (('urdf', urdf), ('srdf', srdf)):
+            if not isinstance(path, str | os.PathLike) and (what == 'urdf' or path is not None):
+                raise InvalidTypeError(f'RobotModel.from_urdf_file: {what} must be a path, got '
+                                       f'{path!r}')
         result = load_urdf_file(urdf, **load_kwargs)
         model = cls(result.scene_graph, read_srdf_file(srdf) if srdf is not None else None,
                     kinematics)
@@ -442,7 +451,7 @@ class RobotModel:
                 j for j, joint in enumerate(self.joints) for _ in joint.info.velocity_suffixes],
                 'velocity variable')
         limits = np.array([lower, upper]) if names else np.zeros((2, 0))
-        huge = np.isfinite(limits) & (np.abs(limits) > MAX_POSITION_LIMIT)
+        huge = np.isnan(limits) | (np.isfinite(limits) & (np.abs(limits) > MAX_POSITION_LIMIT))
         if huge.any():
             v = int(np.flatnonzero(huge.any(axis=0))[0])
             raise ModelError(f'RobotModel: joint {self.joint_names[owner[v]]!r} has position '
@@ -1058,7 +1067,18 @@ class RobotModel:
         return dict(self._groups)
 
     def apply_mimic(self, q: FloatArray) -> FloatArray:
-        """Write every mimic variable of ``q`` (..., nq) from its source, in place; returns q."""
+        """Write every mimic variable of ``q`` (..., nq) from its source, in place; returns q.
+
+        Raises:
+            InvalidTypeError: ``q`` is not a numpy array.
+            InvalidArgumentError: ``q`` does not have shape ``(..., nq)``.
+        """
+        if not isinstance(q, np.ndarray):
+            raise InvalidTypeError(f'RobotModel.apply_mimic: q must be a numpy array, got '
+                                   f'{type(q).__name__}')
+        if q.shape[-1:] != (self.nq,):
+            raise InvalidArgumentError(f'RobotModel.apply_mimic: q must have shape (..., '
+                                       f'{self.nq}), got {q.shape}')
         if self.mimic_variable.size:
             q[..., self.mimic_variable] = (self.mimic_multiplier * q[..., self.mimic_source]
                                            + self.mimic_offset)

@@ -365,6 +365,10 @@ class RobotState:
         if not isinstance(model, RobotModel):
             raise InvalidArgumentError(f'RobotState: model must be a RobotModel, got '
                                        f'{type(model).__name__}')
+        if not (rng is None or isinstance(rng, np.random.Generator)
+                or (isinstance(rng, int | np.integer) and not isinstance(rng, bool) and rng >= 0)):
+            raise InvalidTypeError(f'RobotState: rng must be a numpy Generator, a non-negative '
+                                   f'int seed or None, got {rng!r}')
         self._model = model
         self._plan = _state_plan(model)
         self._q: FloatArray = np.array(model.default_positions, dtype=np.float64)
@@ -458,7 +462,10 @@ class RobotState:
         self._attached_poses = dict(other._attached_poses)
 
     def _check_same_model(self, other: RobotState, method: str) -> None:
-        if not isinstance(other, RobotState) or other._model is not self._model:
+        if not isinstance(other, RobotState):
+            raise InvalidTypeError(f'RobotState.{method}: expected a RobotState, got '
+                                   f'{type(other).__name__}')
+        if other._model is not self._model:
             name = other._model.name if isinstance(other, RobotState) else type(other).__name__
             raise ModelMismatchError(f'RobotState.{method}: the other state belongs to model '
                                      f"{name!r}, not to this state's model "
@@ -1035,7 +1042,12 @@ class RobotState:
 
         ``link`` is the link itself for a link (``body`` None), the attach link for a body
         (``subframe`` ``''``) or one of its subframes; None if unknown. No kinematics.
+
+        Raises:
+            InvalidTypeError: ``name`` is not a str.
         """
+        if not isinstance(name, str):
+            raise InvalidTypeError(f'RobotState: frame name must be a str, got {name!r}')
         name = name.lstrip('/')
         if self._model.has_link(name):
             return name, None, ''
@@ -1082,8 +1094,8 @@ class RobotState:
         return FrameInfo(_view(found[0]), found[1], True)
 
     def knows_frame_transform(self, name: str) -> bool:
-        """Whether :meth:`get_frame_transform` knows ``name`` (RS-127)."""
-        return self._resolve_frame(name) is not None
+        """Whether :meth:`get_frame_transform` knows ``name`` (RS-127); False for a non-str."""
+        return isinstance(name, str) and self._resolve_frame(name) is not None
 
     def _known_frames(self) -> list[str]:
         subs = [f'{n}/{s}' for n, b in self._attached.items() for s in b.subframes]

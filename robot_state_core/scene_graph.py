@@ -37,7 +37,7 @@ import os
 import numpy as np
 
 from robot_state_core.acm import AllowedCollisionMatrix
-from robot_state_core.errors import InvalidArgumentError, UnknownNameError
+from robot_state_core.errors import InvalidArgumentError, InvalidTypeError, UnknownNameError
 from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointLimits, JointType
 from robot_state_core.links import Link
 from robot_state_core.transforms import FloatArray
@@ -1033,13 +1033,13 @@ class SceneGraph:
 
 def _check_link(link: object) -> None:
     if not isinstance(link, Link):
-        raise TypeError(f'SceneGraph: expected a Link, got {type(link).__name__}')
+        raise InvalidTypeError(f'SceneGraph: expected a Link, got {type(link).__name__}')
     if not link.name:
         raise InvalidArgumentError('SceneGraph: a link needs a non-empty name')
 
 
 def _check_joint(joint: object) -> None:
     if not isinstance(joint, Joint):
-        raise TypeError(f'SceneGraph: expected a Joint, got {type(joint).__name__}')
+        raise InvalidTypeError(f'SceneGraph: expected a Joint, got {type(joint).__name__}')
     if not joint.name:
         raise InvalidArgumentError('SceneGraph: a joint needs a non-empty name')

@@ -20,7 +20,7 @@ import re
 
 from lxml import etree
 
-from robot_state_core.errors import RobotDescriptionError, XmlSecurityError
+from robot_state_core.errors import InvalidTypeError, RobotDescriptionError, XmlSecurityError
 
 _XML_DECLARATION = re.compile(r'^\s*<\?xml[^>]*\?>')
 #: Encodings that are not ASCII-compatible, recognized by BOM or by the first bytes of '<?'.
@@ -56,10 +56,14 @@ def parse_xml(document: str | bytes, *, source: str = '<string>') -> etree._Elem
         The root element; ``element.sourceline`` gives 1-based line numbers.
 
     Raises:
+        InvalidTypeError: ``document`` is neither str nor bytes.
         XmlSecurityError: The document declares a DTD, entities or is larger than
             :data:`MAX_DOCUMENT_BYTES`. Nothing is expanded and no file or URL is read.
         RobotDescriptionError: The document is empty or not well-formed XML.
     """
+    if not isinstance(document, str | bytes | bytearray | memoryview):
+        raise InvalidTypeError(f'{source}: an XML document must be str or bytes, got '
+                               f'{type(document).__name__}')
     data = document.encode('utf-8') if isinstance(document, str) else _to_utf8(bytes(document),
                                                                                source)
     if len(data) > MAX_DOCUMENT_BYTES:

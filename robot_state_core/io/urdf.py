@@ -32,7 +32,7 @@ Extensions and tolerated quirks (each reported in ``UrdfLoadResult.warnings``):
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 import contextlib
 from dataclasses import dataclass, replace
 import logging
@@ -40,7 +40,7 @@ import math
 from pathlib import Path
 import re
 import threading
-from typing import Any
+from typing import Any, TypeVar
 
 from lxml import etree
 import numpy as np
@@ -63,6 +63,7 @@ from robot_state_core.links import Collision, Inertial, Link, Material, Visual
 from robot_state_core.transforms import FloatArray, MAX_COORDINATE, pose_from_xyz_rpy
 
 _LOG = logging.getLogger(__name__)
+_S = TypeVar('_S')
 _HOOK_LOCK = threading.Lock()
 _NAMED_STEP = re.compile(r"(\w+)\[@name='([^']*)'\]")
 _URDF_JOINT_TYPES = ('fixed', 'revolute', 'continuous', 'prismatic', 'planar', 'floating')
@@ -271,8 +272,8 @@ def _origin(origin: Any, what: str, source: str, element: str, line: int | None)
     return pose_from_xyz_rpy(xyz, rpy)
 
 
-def _checked_shape(factory: Any, args: Sequence[Any], source: str, element: str,
-                   line: int | None) -> Any:
+def _checked_shape(factory: Callable[..., _S], args: Sequence[Any], source: str, element: str,
+                   line: int | None) -> _S:
     """``factory(*args)``, its size validation (negative, NaN, huge) as an UrdfLoadError."""
     try:
         return factory(*args)
