@@ -71,6 +71,8 @@ def _plane_basis(axis: FloatArray) -> FloatArray:
 class KinematicsPlan:
     """Index arrays and constants derived once per model (cached on the model)."""
 
+    link_count: int  # L
+    joint_count: int  # J
     theta_index: IntArray  # (J,) q index of each 1-DOF joint's variable, nq for others
     coefficients: FloatArray  # (4, J, 4, 4): X_PC = B0 + sin B1 + (1 - cos) B2 + q B3
     coefficients_jk: FloatArray  # (J, 4, 16): the same, for (J, 1, 4) @ (J, 4, 16)
@@ -179,6 +181,7 @@ def _build_plan(model: Any) -> KinematicsPlan:
     planar = idx[JointType.PLANAR]
     one_dof = np.flatnonzero(theta_index < nq).astype(np.intp)
     return KinematicsPlan(
+        link_count=L, joint_count=J,
         theta_index=_ro(np.where(theta_index < nq, theta_index, 0), np.intp),
         coefficients=_ro(B),
         coefficients_jk=_ro(B.reshape(4, J, 16).transpose(1, 0, 2)),
@@ -225,10 +228,14 @@ def _check_q(model: Any, q: ArrayLike, function: str, name: str = 'q'
         a = np.asarray(q, dtype=np.float64)
     except (TypeError, ValueError) as err:
         raise InvalidArgumentError(f'{function}: {name} is not numeric ({err})') from err
-    if a.ndim == 0 or a.shape[-1] != model.nq:
+    shape = a.shape
+    if not shape or shape[-1] != model.nq:
         raise InvalidArgumentError(f'{function}: {name} must have shape (..., {model.nq}), got '
-                                   f'{a.shape}')
-    if not all_finite(a):
+                                   f'{shape}')
+    # A Python sum is the cheapest finiteness test of one small configuration (NaN and inf
+    # propagate; only values near 1e308, unusable anyway, can overflow it).
+    if not (math.isfinite(sum(a.tolist())) if len(shape) == 1 and shape[0] <= 64
+            else all_finite(a)):
         raise InvalidArgumentError(f'{function}: {name} contains NaN or inf')
     p = plan(model)
     if p.floating.size:
@@ -290,7 +297,7 @@ def local_joint_transforms(model: Any, q: ArrayLike) -> FloatArray:
 
 
 def _local_single(model: Any, p: KinematicsPlan, q: FloatArray) -> FloatArray:
-    J = model.joint_count
+    J = p.joint_count
     theta = q[p.theta_index] * p.theta_mask if q.size else np.zeros(J)
     coef = np.empty((J, 1, 4))
     coef[:, 0, 0] = 1.0
@@ -373,9 +380,9 @@ def forward_kinematics(model: Any, q: ArrayLike) -> FloatArray:
     """
     qa, p = _check_q(model, q, 'forward_kinematics')
     if qa.ndim == 1:
-        return _compose_single(p, model.link_count, _local_single(model, p, qa))
+        return _compose_single(p, p.link_count, _local_single(model, p, qa))
     flat = qa.reshape(math.prod(qa.shape[:-1]), model.nq)
-    X = np.moveaxis(forward_kinematics_soa(model, flat), -1, 0)
+    X = np.moveaxis(_forward_kinematics_structured(model, flat), -1, 0)  # validated above
     return X.reshape(qa.shape[:-1] + X.shape[1:])
 
 
@@ -469,7 +476,10 @@ def link_pose(model: Any, q: ArrayLike, link: str | int) -> FloatArray:
 # ---------------------------------------------------------------------------- Jacobians
 
 
-def jacobian(model: Any, q: ArrayLike, link: str | int, point_L: ArrayLike = (0.0, 0.0, 0.0),
+_LINK_ORIGIN = (0.0, 0.0, 0.0)
+
+
+def jacobian(model: Any, q: ArrayLike, link: str | int, point_L: ArrayLike = _LINK_ORIGIN,
              X_WL: FloatArray | None = None) -> FloatArray:
     """Jacobian of a point fixed on a link, with respect to every velocity variable.
 
@@ -491,12 +501,12 @@ def jacobian(model: Any, q: ArrayLike, link: str | int, point_L: ArrayLike = (0.
     """
     qa, p = _check_q(model, q, 'jacobian')
     li = _check_link(model, link, 'jacobian')
-    point = _check_point(point_L, 'jacobian', 'point_L')
+    point = None if point_L is _LINK_ORIGIN else _check_point(point_L, 'jacobian', 'point_L')
     if X_WL is None:
         X_WL = forward_kinematics(model, qa)
-    elif X_WL.shape[-3:] != (model.link_count, 4, 4):
-        raise InvalidArgumentError(f'jacobian: X_WL must have shape (..., {model.link_count}, '
-                                   f'4, 4), got {X_WL.shape}')
+    elif X_WL.shape[-3:] != (p.link_count, 4, 4):
+        raise InvalidArgumentError(f'jacobian: X_WL must have shape (..., {p.link_count}, 4, '
+                                   f'4), got {X_WL.shape}')
     c = _link_columns(model, p, li)
     batch = X_WL.shape[:-3]
     J = np.zeros((*batch, 6, model.nv))
@@ -509,7 +519,8 @@ def jacobian(model: Any, q: ArrayLike, link: str | int, point_L: ArrayLike = (0.
                                        @ c.R_PJ)
     axis = (R @ c.axes[..., None])[..., 0]  # (..., k, 3) in W
     X_T = X_WL[..., li, :, :]
-    point_W = (X_T[..., :3, :3] @ point[..., None])[..., 0] + X_T[..., :3, 3]
+    point_W = X_T[..., :3, 3] if point is None else (
+        (X_T[..., :3, :3] @ point[..., None])[..., 0] + X_T[..., :3, 3])
     d = point_W[..., None, :] - X_WL[..., :3, 3][..., c.child_links, :]
     moment = np.einsum('ijk,...nj,...nk->...in', _LEVI_CIVITA, axis, d)  # (..., 3, k)
     axis_T = np.swapaxes(axis, -1, -2)
@@ -571,9 +582,10 @@ def fold_mimic_columns(model: Any, J: FloatArray) -> FloatArray:
     Mimic chains are already composed by the model, so one matrix product does it.
     """
     p = plan(model)
-    if np.shape(J)[-1:] != (model.nv,):
+    shape = J.shape if isinstance(J, np.ndarray) else np.shape(J)
+    if shape[-1:] != (model.nv,):
         raise InvalidArgumentError(f'fold_mimic_columns: J must have shape (..., {model.nv}), '
-                                   f'got {np.shape(J)}')
+                                   f'got {shape}')
     if not p.mimic_v.size:
         return np.array(J, dtype=np.float64, copy=True)
     if p.mimic_fold is not None:
