@@ -89,6 +89,7 @@ class KinematicsPlan:
     rpy: IntArray
     rpy_q: IntArray  # (R, 6)
     child: IntArray
+    child_in_order: bool  # child == 1 .. J (the model's link order): composing needs no scatter
     parent: IntArray
     jump_ancestors: tuple[IntArray, ...]  # pointer-jumping steps over L + 1 slots
     levels: tuple[tuple[IntArray, IntArray, IntArray], ...]  # (joints, parents, children)
@@ -198,6 +199,7 @@ def _build_plan(model: Any) -> KinematicsPlan:
         rpy=_ro(idx[JointType.RPY_FLOATING], np.intp),
         rpy_q=_ro(q_slices(idx[JointType.RPY_FLOATING], 6), np.intp),
         child=_ro(child, np.intp), parent=_ro(parent, np.intp),
+        child_in_order=bool(np.array_equal(child, np.arange(1, J + 1))),
         jump_ancestors=tuple(steps), levels=levels, single_levels=single,
         v_joint=_ro(v_joint, np.intp), v_rotational=_ro(v_rot, np.bool_), v_axis=_ro(v_axis),
         v_in_joint_frame=_ro(v_in_f, np.bool_),
@@ -237,7 +239,7 @@ def _check_q(model: Any, q: ArrayLike, function: str, name: str = 'q'
     if not (math.isfinite(sum(a.tolist())) if len(shape) == 1 and shape[0] <= 64
             else all_finite(a)):
         raise InvalidArgumentError(f'{function}: {name} contains NaN or inf')
-    p = plan(model)
+    p = model.__dict__.get('_kinematics_plan') or plan(model)
     if p.floating.size:
         check_quat_xyzw(a[..., p.floating_q[:, 3:]], function,
                         f'{name}: the quaternion (rot_x, rot_y, rot_z, rot_w)',
@@ -298,7 +300,9 @@ def local_joint_transforms(model: Any, q: ArrayLike) -> FloatArray:
 
 def _local_single(model: Any, p: KinematicsPlan, q: FloatArray) -> FloatArray:
     J = p.joint_count
-    theta = q[p.theta_index] * p.theta_mask if q.size else np.zeros(J)
+    # No mask needed: the coefficients of joints without one variable are zero (and q is
+    # finite), so whatever variable their theta_index reads contributes nothing.
+    theta = q[p.theta_index] if q.size else np.zeros(J)
     coef = np.empty((J, 1, 4))
     coef[:, 0, 0] = 1.0
     np.sin(theta, out=coef[:, 0, 1])
@@ -413,16 +417,20 @@ def compose_link_poses(model: Any, X_PC: FloatArray) -> FloatArray:
 
 def _compose_single(p: KinematicsPlan, L: int, X_PC: FloatArray) -> FloatArray:
     """Pointer jumping: ``Y[l] <- Y[anc[l]] @ Y[l]``; slot ``L`` (and the root) is the identity."""
-    Y = np.empty((L + 1, 4, 4))
-    Y[0] = _EYE4
-    Y[L] = _EYE4
-    Y[p.child] = X_PC
+    if p.child_in_order:  # one allocation instead of four writes
+        Y = np.concatenate((_EYE4_STACK, X_PC, _EYE4_STACK))
+    else:
+        Y = np.empty((L + 1, 4, 4))
+        Y[0] = _EYE4
+        Y[L] = _EYE4
+        Y[p.child] = X_PC
     for anc in p.jump_ancestors:
         Y = Y[anc] @ Y
     return Y[:L]
 
 
 _EYE4 = np.eye(4)
+_EYE4_STACK = _EYE4[None]
 
 
 def _compose_soa(model: Any, p: KinematicsPlan, X_PC: FloatArray) -> FloatArray:
