@@ -79,7 +79,6 @@ class KinematicsPlan:
     coefficients_soa: FloatArray  # (J, 16, 4): the same, for (J, 16, 4) @ (J, 4, N)
     one_dof: IntArray  # joints with one variable
     one_dof_q: IntArray  # their q indices
-    theta_mask: FloatArray  # (J,) 1.0 for 1-DOF joints, 0.0 otherwise
     planar: IntArray
     planar_q: IntArray  # (P, 3)
     planar_basis: FloatArray  # (P, 3, 3)
@@ -188,7 +187,6 @@ def _build_plan(model: Any) -> KinematicsPlan:
         coefficients_jk=_ro(B.reshape(4, J, 16).transpose(1, 0, 2)),
         coefficients_soa=_ro(B.reshape(4, J, 16).transpose(1, 2, 0)),
         one_dof=_ro(one_dof, np.intp), one_dof_q=_ro(theta_index[one_dof], np.intp),
-        theta_mask=_ro((theta_index < nq).astype(np.float64)),
         planar=_ro(planar, np.intp), planar_q=_ro(q_slices(planar, 3), np.intp),
         planar_basis=_ro(np.stack([_plane_basis(axes[j]) for j in planar]) if planar.size
                          else np.zeros((0, 3, 3))),

@@ -144,6 +144,7 @@ class _StatePlan:
     geometry_extents: ShapeExtents
     rigid_parent: IntArray  # (L,) nearest ancestor reached through non-fixed joint (or root)
     group_velocities: Mapping[str, tuple[IntArray, IntArray]]  # name -> (all, active) v idx
+    quat_q: IntArray | None  # (F, 4) q indices of FLOATING quaternions; None without any
 
 
 def _state_plan(model: RobotModel) -> _StatePlan:
@@ -169,6 +170,7 @@ def _build_state_plan(model: RobotModel) -> _StatePlan:
     for level in model.levels:  # sweep by depth: a fixed child inherits its parent's entry
         lv = level[fixed[level]]
         rigid[model.joint_child_link[lv]] = rigid[model.joint_parent_link[lv]]
+    quat_q = kinematics.plan(model).floating_q[:, 3:]
     groups = {g.name: (_ro(kinematics.velocity_indices_of_joints(model, g.joint_indices),
                            np.intp),
                        _ro(kinematics.velocity_indices_of_joints(model, g.active_joint_indices),
@@ -180,7 +182,7 @@ def _build_state_plan(model: RobotModel) -> _StatePlan:
         geometry_start=_ro(np.concatenate([[0], np.cumsum(counts)]), np.intp),
         X_LG=_ro(np.stack(origins) if origins else np.zeros((0, 4, 4))),
         geometry_extents=ShapeExtents.from_shapes(shapes), rigid_parent=_ro(rigid, np.intp),
-        group_velocities=groups)
+        group_velocities=groups, quat_q=_ro(quat_q, np.intp) if quat_q.size else None)
 
 
 def _resolve_velocity_variables(model: RobotModel, names: Iterable[str],
@@ -524,11 +526,9 @@ class RobotState:
             _apply_mimic_rates(self._model, self._buffer(kind))
 
     def _write(self, kind: _Kind, index: IntArray | slice | int, values: Any) -> None:
-        if kind == 'q':
-            quat_q = kinematics.plan(self._model).floating_q[:, 3:]
-            if quat_q.size:
-                self._write_with_quaternions(quat_q, index, values)
-                return
+        if kind == 'q' and self._plan.quat_q is not None:
+            self._write_with_quaternions(self._plan.quat_q, index, values)
+            return
         self._mark(kind)
         self._buffer(kind)[index] = values
         self._changed(kind)
