@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robot_state_core._typing import as_finite_float
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.geometry.shapes import (
@@ -76,6 +77,8 @@ def _check_poses(value: ArrayLike, count: int | None, where: str) -> FloatArray:
                                    f'{a.shape}')
     if not np.isfinite(a).all():
         raise InvalidArgumentError(f'{where}: transforms must be finite')
+    for k, X in enumerate(a):  # rigid, translations within MAX_COORDINATE
+        as_pose(X, where, f'transform {k}')
     return a
 
 
@@ -98,7 +101,8 @@ class DetachPosture:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, 'joint_names', tuple(str(n) for n in self.joint_names))
-        object.__setattr__(self, 'positions', tuple(float(v) for v in self.positions))
+        object.__setattr__(self, 'positions', tuple(
+            as_finite_float(v, 'DetachPosture', 'position') for v in self.positions))
         if len(self.joint_names) != len(self.positions):
             raise InvalidArgumentError(
                 f'DetachPosture: {len(self.joint_names)} joint names but '

@@ -725,6 +725,11 @@ def _api_rows() -> list[tuple[str, Callable[[], object], type[Exception], str]]:
     add('Visual(5)', lambda: Visual(5), _TYPE, 'geometry')  # type: ignore[arg-type]
     add('AttachedBody.create(None, base)', lambda: AttachedBody.create(None, 'base'), _ARG,
         'name')
+    add('AttachedBody.create(shape_poses non-rigid)', lambda: AttachedBody.create(
+        'b', 'base', [Sphere(0.1)], shape_poses=np.diag([2.0, 1.0, 1.0, 1.0])), _ARG,
+        'shape_poses')
+    add('DetachPosture([a], [None])', lambda: DetachPosture(('a',), (None,)), _TYPE,
+        'position')
     acm = AllowedCollisionMatrix()
     add('ACM.set_entry(None, a, True)', lambda: acm.set_entry(None, 'a', True), _TYPE, 'names')
     add('ACM.set_entry(a, b, 5)', lambda: acm.set_entry('a', 'b', 5), _TYPE, 'allowed')
