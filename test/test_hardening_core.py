@@ -26,6 +26,7 @@ import pytest
 from robot_state_core import (
     AllowedCollisionMatrix,
     AttachedBody,
+    DetachPosture,
     bounds,
     fixed_joint_transforms,
     IKOptions,
