@@ -26,8 +26,8 @@ import pytest
 from robot_state_core import (
     AllowedCollisionMatrix,
     AttachedBody,
-    DetachPosture,
     bounds,
+    DetachPosture,
     fixed_joint_transforms,
     IKOptions,
     IKRequest,
