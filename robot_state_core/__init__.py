@@ -18,6 +18,8 @@ from robot_state_core.default_robot import (
 )
 from robot_state_core.errors import (
     InvalidArgumentError,
+    InvalidIndexError,
+    InvalidTypeError,
     ModelError,
     ModelMismatchError,
     RobotDescriptionError,
@@ -74,6 +76,8 @@ __all__ = [
     'IKStatus',
     'Inertial',
     'InvalidArgumentError',
+    'InvalidIndexError',
+    'InvalidTypeError',
     'Joint',
     'JointCalibration',
     'JointDynamics',
