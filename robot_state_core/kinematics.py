@@ -48,6 +48,8 @@ BoolArray = NDArray[np.bool_]
 
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
 
+_LINK_COLUMNS_CACHE_SIZE = 1024
+'''Links whose Jacobian structure is cached per model (every link of any real robot).'''
 _DENSE_FOLD_MAX_NV = 64
 '''Largest ``nv`` for which the mimic fold is one dense ``(nv, nv)`` product (32 kB); larger
 models fold with index arithmetic, so the plan stays O(links + joints) in memory.'''
@@ -577,6 +579,8 @@ def _link_columns(model: Any, p: KinematicsPlan, link: int) -> _LinkColumns:
             _ro(jf, np.intp),
             _ro(p.parent[joints[jf]], np.intp),
             _ro(np.asarray(model.joint_origins)[joints[jf], :3, :3]))
+        if len(cache) >= _LINK_COLUMNS_CACHE_SIZE:  # O(depth) each: bounded, so a sweep
+            cache.clear()  # over every link of a long chain cannot grow O(L²) memory
         cache[link] = cached
     return cached
 
