@@ -85,6 +85,24 @@ _LOG = logging.getLogger(__name__)
 
 
 
+_LINK_ELEMENT = re.compile(r'<link[\s/>]')
+
+
+def _check_link_elements(document: object) -> None:
+    """Refuse a description with more than MAX_LINKS ``<link>`` elements before parsing it.
+
+    A cheap count of ``<link`` runs first (comments can only over-count, and only documents
+    near the limit are scanned exactly); the exact check is in :class:`RobotModel`.
+    """
+    text = (document.decode('utf-8', 'replace') if isinstance(document, bytes | bytearray)
+            else document)
+    if isinstance(text, str) and text.count('<link') > MAX_LINKS:
+        count = len(_LINK_ELEMENT.findall(text))
+        if count > MAX_LINKS:
+            raise ModelError(f'RobotModel: the description has {count} <link> elements; at '
+                             f'most {MAX_LINKS} links are supported (MAX_LINKS)')
+
+
 def lookup_error(name: object, kind: str,
                  known: Iterable[str]) -> InvalidTypeError | UnknownNameError:
     """The error for a failed name lookup: UnknownNameError, or InvalidTypeError for a non-str."""
@@ -253,6 +271,7 @@ class RobotModel:
         from robot_state_core.io.srdf import parse_srdf
         from robot_state_core.io.urdf import load_urdf_string
 
+        _check_link_elements(urdf)
         result = load_urdf_string(urdf, **load_kwargs)
         model = cls(result.scene_graph, parse_srdf(srdf, source='robot_description_semantic')
                     if srdf else None, kinematics)

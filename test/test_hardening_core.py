@@ -52,6 +52,7 @@ from robot_state_core import (
 from robot_state_core import robot_model as robot_model_module
 from robot_state_core.errors import InvalidIndexError, InvalidTypeError
 from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Mesh, Sphere
+from robot_state_core.io import urdf as urdf_module
 from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.planning_scene import CollisionObjectOperation, PlanningScene
 from robot_state_core.transforms import pose_from_xyz_rpy
@@ -344,9 +345,16 @@ def test_sparse_mimic_fold_matches_pinocchio() -> None:
 def test_models_beyond_the_size_limit_raise(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(robot_model_module, 'MAX_LINKS', 20)
     RobotModel.from_urdf_string(_flat_urdf(19))  # 20 links
+    graph = load_urdf_string(_flat_urdf(20)).scene_graph
     with pytest.raises(ModelError, match='at most 20 links'):
-        RobotModel.from_urdf_string(_flat_urdf(20))
-    assert robot_model_module.MAX_LINKS == 20
+        RobotModel.from_scene_graph(graph)
+
+    def never(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError('a description beyond the limit must be refused before parsing')
+
+    monkeypatch.setattr(urdf_module, 'load_urdf_string', never)
+    with pytest.raises(ModelError, match='21 <link> elements; at most 20 links'):
+        RobotModel.from_urdf_string(_flat_urdf(20).encode())
 
 
 # ============================================================================ 11. duplicate names
