@@ -96,4 +96,4 @@ def all_finite(a: FloatArray) -> bool:
     """
     if a.size <= 64:
         return math.isfinite(sum(a.ravel().tolist()))
-    return bool(np.isfinite(a).all())
+    return math.isfinite(float(a.sum()))  # no temporary array: NaN and inf propagate

@@ -784,8 +784,8 @@ class _LevelGroup:
     """The joints of one tree level that share a kind (fixed, revolute, prismatic, other)."""
 
     joints: IntArray
-    parents: IntArray
-    children: IntArray
+    parents: IntArray | slice  # a slice when contiguous (a chain): views, not gathered copies
+    children: IntArray | slice
     pre: FloatArray  # (m, 4, 4): X_PJ @ U (revolute: U turns z onto the axis), else X_PJ
     post: FloatArray | None  # (m, 3, 3): U^T for revolute joints whose axis is not z
     q: IntArray  # (m,) q index of 1-DOF joints
@@ -808,6 +808,14 @@ def _axis_frame(axis: FloatArray) -> FloatArray:
     v = np.cross(z, a)
     K = skew(v)
     out: FloatArray = np.eye(3) + K + K @ K * (1.0 / (1.0 + float(a @ z)))
+    return out
+
+
+def _as_slice(index: IntArray) -> IntArray | slice:
+    """``slice(a, a + m)`` when ``index`` is ``a, a + 1, ..., a + m - 1``, else a copy."""
+    if index.size and np.array_equal(index, np.arange(index[0], index[0] + index.size)):
+        return slice(int(index[0]), int(index[0]) + index.size)
+    out: IntArray = _ro(index, np.intp)
     return out
 
 
@@ -838,8 +846,8 @@ def _structured_plan(model: Any) -> _StructuredPlan:
                 if not np.allclose(U, np.eye(3)):
                     post = _ro(np.swapaxes(U, -1, -2))
             q_index = np.asarray(model.joint_q_start)[js]
-            groups.append(_LevelGroup(_ro(js, np.intp), _ro(parent[js], np.intp),
-                                      _ro(child[js], np.intp), _ro(pre), post,
+            groups.append(_LevelGroup(_ro(js, np.intp), _as_slice(parent[js]),
+                                      _as_slice(child[js]), _ro(pre), post,
                                       _ro(q_index, np.intp), _ro(axes[js])))
         levels.append(tuple(groups))
     plan_ = _StructuredPlan(tuple(levels))
