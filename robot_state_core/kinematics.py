@@ -78,6 +78,7 @@ class KinematicsPlan:
     theta_index: IntArray  # (J,) q index of each 1-DOF joint's variable, nq for others
     coefficients: FloatArray  # (4, J, 4, 4): X_PC = B0 + sin B1 + (1 - cos) B2 + q B3
     coefficients_jk: FloatArray  # (J, 4, 16): the same, for (J, 1, 4) @ (J, 4, 16)
+    coef_template: FloatArray  # (J, 1, 4): [1, 0, 0, 0], the factors' constant column
     coefficients_soa: FloatArray  # (J, 16, 4): the same, for (J, 16, 4) @ (J, 4, N)
     one_dof: IntArray  # joints with one variable
     one_dof_q: IntArray  # their q indices
@@ -187,6 +188,7 @@ def _build_plan(model: Any) -> KinematicsPlan:
         theta_index=_ro(np.where(theta_index < nq, theta_index, 0), np.intp),
         coefficients=_ro(B),
         coefficients_jk=_ro(B.reshape(4, J, 16).transpose(1, 0, 2)),
+        coef_template=_ro(np.broadcast_to([1.0, 0.0, 0.0, 0.0], (J, 1, 4))),
         coefficients_soa=_ro(B.reshape(4, J, 16).transpose(1, 2, 0)),
         one_dof=_ro(one_dof, np.intp), one_dof_q=_ro(theta_index[one_dof], np.intp),
         planar=_ro(planar, np.intp), planar_q=_ro(q_slices(planar, 3), np.intp),
@@ -303,12 +305,13 @@ def _local_single(model: Any, p: KinematicsPlan, q: FloatArray) -> FloatArray:
     # No mask needed: the coefficients of joints without one variable are zero (and q is
     # finite), so whatever variable their theta_index reads contributes nothing.
     theta = q[p.theta_index] if q.size else np.zeros(J)
-    coef = np.empty((J, 1, 4))
-    coef[:, 0, 0] = 1.0
-    np.sin(theta, out=coef[:, 0, 1])
-    np.cos(theta, out=coef[:, 0, 2])
-    np.subtract(1.0, coef[:, 0, 2], out=coef[:, 0, 2])
-    coef[:, 0, 3] = theta
+    coef = p.coef_template.copy()  # (J, 1, 4); rows of its transpose are cheap views
+    factors = coef.reshape(J, 4).T
+    np.sin(theta, out=factors[1])
+    one_minus_cos = factors[2]
+    np.cos(theta, out=one_minus_cos)
+    np.subtract(1.0, one_minus_cos, out=one_minus_cos)
+    factors[3] = theta
     X: FloatArray = np.matmul(coef, p.coefficients_jk).reshape(J, 4, 4)
     if p.planar.size or p.floating.size or p.rpy.size:
         X = _multi_dof_transforms(model, p, q, X)
