@@ -788,7 +788,7 @@ class _LevelGroup:
 
     joints: IntArray
     parents: IntArray | slice  # a slice when contiguous (a chain): views, not gathered copies
-    children: IntArray | slice
+    children: IntArray
     pre: FloatArray  # (m, 4, 4): X_PJ @ U (revolute: U turns z onto the axis), else X_PJ
     post: FloatArray | None  # (m, 3, 3): U^T for revolute joints whose axis is not z
     q: IntArray  # (m,) q index of 1-DOF joints
@@ -850,7 +850,7 @@ def _structured_plan(model: Any) -> _StructuredPlan:
                     post = _ro(np.swapaxes(U, -1, -2))
             q_index = np.asarray(model.joint_q_start)[js]
             groups.append(_LevelGroup(_ro(js, np.intp), _as_slice(parent[js]),
-                                      _as_slice(child[js]), _ro(pre), post,
+                                      _ro(child[js], np.intp), _ro(pre), post,
                                       _ro(q_index, np.intp), _ro(axes[js])))
         levels.append(tuple(groups))
     plan_ = _StructuredPlan(tuple(levels))
