@@ -572,7 +572,7 @@ def _link_columns(model: Any, p: KinematicsPlan, link: int) -> _LinkColumns:
         j = int(parent_joint[link])
         while j >= 0:
             path.append(j)
-            j = int(parent_joint[parent_link[j]])
+            j = int(parent_joint[int(parent_link[j])])
         cols = velocity_indices_of_joints(model, np.sort(np.asarray(path, dtype=np.intp)))
         joints = p.v_joint[cols]
         jf = np.flatnonzero(p.v_in_joint_frame[cols]).astype(np.intp)
@@ -613,10 +613,13 @@ def fold_mimic_columns(model: Any, J: FloatArray) -> FloatArray:
 
 def velocity_indices_of_joints(model: Any, joint_indices: ArrayLike) -> IntArray:
     """Velocity-variable indices of the given joints, in order."""
-    starts = np.asarray(model.joint_v_start)[np.asarray(joint_indices, dtype=np.intp)]
-    counts = np.asarray(model.joint_nv)[np.asarray(joint_indices, dtype=np.intp)]
-    return np.concatenate([np.arange(s, s + c) for s, c in zip(starts, counts, strict=True)]
-                          ).astype(np.intp) if len(starts) else np.zeros(0, np.intp)
+    index = np.asarray(joint_indices, dtype=np.intp)
+    starts = np.asarray(model.joint_v_start)[index]
+    counts = np.asarray(model.joint_nv)[index]
+    # Each joint's run start..start+count, without a Python loop: a run-wise offset plus 0..n-1.
+    offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts)
+    out: IntArray = (offsets + np.arange(offsets.size)).astype(np.intp)
+    return out
 
 
 # ---------------------------------------------------------------------------- configuration space
