@@ -568,11 +568,12 @@ def _link_columns(model: Any, p: KinematicsPlan, link: int) -> _LinkColumns:
     cached = cache.get(link)
     if cached is None:
         path = []  # joints on the path root -> link (O(depth), once per link)
-        parent_joint, parent_link = model.link_parent_joint, model.joint_parent_link
-        j = int(parent_joint[link])
+        parent_joint = model.link_parent_joint.tolist()
+        parent_link = model.joint_parent_link.tolist()
+        j = parent_joint[link]
         while j >= 0:
             path.append(j)
-            j = int(parent_joint[int(parent_link[j])])
+            j = parent_joint[parent_link[j]]
         cols = velocity_indices_of_joints(model, np.sort(np.asarray(path, dtype=np.intp)))
         joints = p.v_joint[cols]
         jf = np.flatnonzero(p.v_in_joint_frame[cols]).astype(np.intp)
