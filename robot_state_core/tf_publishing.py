@@ -4,7 +4,8 @@
 arrays, and more (design study B4a, decisions C3–C5):
 
 * names are resolved to variable indices once per distinct name tuple; unknown names are
-  reported once each and skipped;
+  reported once each and skipped; a name given twice in one message takes its *first* value
+  (robot_state_publisher fills a ``std::map`` with ``emplace``, which keeps the first entry);
 * a name/position length mismatch, an empty message or a NaN/inf position drops the whole
   message (never a NaN transform);
 * multi-DOF joints (planar, floating, rpy_floating) are driven by MoveIt-style variable names
@@ -13,8 +14,10 @@ arrays, and more (design study B4a, decisions C3–C5):
 * mimic joints always follow their source, through chains (robot_state_publisher lets an
   explicit value for the mimic joint win and does not resolve chains);
 * the per-joint rate limit works on message stamps exactly as robot_state_publisher's: a
-  message is published when ``ignore_timestamp`` is set or its stamp is at least
-  ``1 / publish_frequency`` after the oldest last-publish stamp of its joints.
+  message is published when ``ignore_timestamp`` is set or its stamp is at least one publish
+  interval after the oldest last-publish stamp of its joints, the interval being
+  ``1000 / publish_frequency`` truncated to whole milliseconds as robot_state_publisher computes it
+  (``std::chrono::milliseconds(uint64_t(1000.0 / f))``: 30 Hz gives 33 ms, not 33.33 ms).
   ``publish_frequency = 0`` means no rate limit (robot_state_publisher divides by zero);
 * a stamp older than the newest one seen (bag replay, clock reset) clears the rate limiter.
 """
@@ -34,7 +37,6 @@ from robot_state_core.kinematics import local_joint_transforms
 from robot_state_core.transforms import quat_xyzw_from_rotation
 
 IntArray = NDArray[np.intp]
-_NS_PER_S = 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,25 @@ class _Resolved:
     variable_indices: IntArray
     input_indices: IntArray
     joints: IntArray  # moving joints to publish (incl. mimic followers)
+
+
+def publish_interval_ns(publish_frequency: float) -> int:
+    """robot_state_publisher's publish interval [ns] for a ``publish_frequency`` [Hz] > 0.
+
+    ``1000 / publish_frequency`` milliseconds truncated to an integer number of milliseconds, as
+    robot_state_publisher's ``callbackJointState`` computes it (e.g. 30 Hz -> 33 ms, 333 Hz -> 3 ms).
+    """
+    return int(1000.0 / publish_frequency) * 1_000_000
+
+
+def _first_occurrences(variable_indices: IntArray,
+                       input_indices: IntArray) -> tuple[IntArray, IntArray]:
+    """Keep only the first message entry of each variable named more than once."""
+    if np.unique(variable_indices).size == variable_indices.size:
+        return variable_indices, input_indices
+    _, first = np.unique(variable_indices, return_index=True)
+    keep = np.sort(first)
+    return variable_indices[keep], input_indices[keep]
 
 
 class TfPublishingCore:
@@ -101,14 +122,16 @@ class TfPublishingCore:
         if cached is not None:
             return cached, ()
         sel = self.model.resolve_variables(names, unknown='ignore')
+        variable_indices, input_indices = _first_occurrences(sel.variable_indices,
+                                                             sel.input_indices)
         touched = np.zeros(self.model.nq, dtype=bool)
-        touched[sel.variable_indices] = True
+        touched[variable_indices] = True
         mv, ms = np.asarray(self.model.mimic_variable), np.asarray(self.model.mimic_source)
         if mv.size:
             touched[mv[touched[ms]]] = True
         joints = np.unique(self._variable_joint[touched])
         joints = joints[self._moving[joints]].astype(np.intp)
-        resolved = _Resolved(sel.variable_indices, sel.input_indices, joints)
+        resolved = _Resolved(variable_indices, input_indices, joints)
         if len(self._cache) < 256:  # bounded: name tuples come from the network
             self._cache[names] = resolved
         new_unknown = tuple(n for n in sel.unknown_names if n not in self._reported_unknown)
@@ -140,7 +163,7 @@ class TfPublishingCore:
             return JointStateUpdate(None, '', new_unknown_names=new_unknown,
                                     clock_reset=clock_reset)
         if not self.ignore_timestamp and self.publish_frequency > 0.0:
-            period_ns = int(_NS_PER_S / self.publish_frequency)
+            period_ns = publish_interval_ns(self.publish_frequency)
             if stamp_ns < int(self._last_publish_ns[joints].min()) + period_ns:
                 return JointStateUpdate(None, '', True, new_unknown, clock_reset)
         self._last_publish_ns[joints] = stamp_ns

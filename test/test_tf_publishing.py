@@ -101,3 +101,34 @@ def test_default_robot_planar_base_and_gripper() -> None:
     assert {'base_link', 'left_finger_link', 'right_finger_link'} <= set(
         update.transforms.child_frames)
     _compose(model, update.transforms, core.positions)
+
+
+def test_duplicated_name_takes_its_first_value_like_robot_state_publisher() -> None:
+    """A name given twice in one JointState uses the first value (RSP's map emplace).
+
+    Origin: ros/robot_state_publisher (kilted) src/robot_state_publisher.cpp, callbackJointState:
+    ``joint_positions.emplace(name[i], position[i])`` keeps the first entry of a repeated key.
+    """
+    model = _model()
+    core = TfPublishingCore(model, ignore_timestamp=True)
+    update = core.process(['rev', 'cont', 'rev'], [0.25, 0.0, 1.5], S)
+    assert update.problem == ''
+    assert core.positions[model.variable_index('rev')] == 0.25
+    _compose(model, update.transforms, core.positions)
+    # a mimic source named twice drives its followers with the first value as well
+    update = core.process(['finger_a_joint', 'finger_a_joint'], [0.03, 0.5], 2 * S)
+    assert core.positions[model.variable_index('finger_b_joint')] == 2 * 0.03 + 0.01
+    # the same name tuple again (cached resolution) still keeps the first value
+    core.process(['rev', 'cont', 'rev'], [0.5, 0.0, -1.0], 3 * S)
+    assert core.positions[model.variable_index('rev')] == 0.5
+
+
+def test_publish_interval_is_truncated_to_whole_milliseconds() -> None:
+    """30 Hz: RSP's interval is 33 ms (``milliseconds(uint64_t(1000.0 / 30.0))``), not 33.33 ms.
+
+    Origin: ros/robot_state_publisher (kilted) src/robot_state_publisher.cpp, callbackJointState.
+    """
+    core = TfPublishingCore(_model(), publish_frequency=30.0)
+    assert core.process(['rev'], [1.0], S).transforms is not None
+    assert core.process(['rev'], [1.1], S + 32_999_999).rate_limited
+    assert core.process(['rev'], [1.2], S + 33_000_000).transforms is not None
