@@ -68,8 +68,8 @@ class _Resolved:
 def publish_interval_ns(publish_frequency: float) -> int:
     """robot_state_publisher's publish interval [ns] for a ``publish_frequency`` [Hz] > 0.
 
-    ``1000 / publish_frequency`` milliseconds truncated to an integer number of milliseconds, as
-    robot_state_publisher's ``callbackJointState`` computes it (e.g. 30 Hz -> 33 ms, 333 Hz -> 3 ms).
+    ``1000 / publish_frequency`` milliseconds truncated to an integer number of milliseconds,
+    as robot_state_publisher's ``callbackJointState`` computes it (30 Hz -> 33 ms, 333 Hz -> 3 ms).
     """
     return int(1000.0 / publish_frequency) * 1_000_000
 

@@ -21,6 +21,7 @@ from rclpy.executors import (
 )
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.utilities import remove_ros_args
 from sensor_msgs.msg import JointState
 
 from robot_state_core.errors import RobotStateCoreError
@@ -40,6 +41,9 @@ def _spin_node(node_factory: Any, name: str, args: list[str] | None) -> int:
         print(f'{name}: {exc}', file=sys.stderr)
         rclpy.try_shutdown()
         return 1
+    except (KeyboardInterrupt, ExternalShutdownException):  # Ctrl-C during start-up
+        rclpy.try_shutdown()
+        return 0
     try:
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
@@ -70,9 +74,24 @@ def _tear_down(nodes: Sequence[Node], service_thread: _ServiceThread | None = No
             continue
 
 
+def description_file_argument(args: list[str] | None = None) -> str | None:
+    """The first non-ROS command-line argument (a URDF file), or ``None``.
+
+    robot_state_publisher reads ``options.arguments()[1]``, the command line without its ROS
+    arguments, as a URDF file when the ``robot_description`` parameter is empty.
+
+    Args:
+        args: The command line including the program name (``None``: ``sys.argv``).
+    """
+    positional = remove_ros_args(args=sys.argv if args is None else args)[1:]
+    return positional[0] if positional else None
+
+
 def state_publisher_main(args: list[str] | None = None) -> int:
-    """``ros2 run robot_state_core robot_state_publisher`` (parameters via ``--ros-args``)."""
-    return _spin_node(StatePublisherNode, 'robot_state_publisher', args)
+    """``ros2 run robot_state_core robot_state_publisher [robot.urdf] [--ros-args ...]``."""
+    description_file = description_file_argument(args)
+    return _spin_node(lambda: StatePublisherNode(description_file=description_file),
+                      'robot_state_publisher', args)
 
 
 def _server_class() -> Any:
@@ -86,19 +105,31 @@ def state_server_main(args: list[str] | None = None) -> int:
 
 
 def all_in_one_main(args: list[str] | None = None) -> int:
-    """``ros2 run robot_state_core robot_state_core_all``: both nodes, one process, one model."""
+    """``ros2 run robot_state_core robot_state_core_all [robot.urdf] [--ros-args ...]``.
+
+    Both nodes in one process, sharing one model. In the topic mode
+    (``use_robot_description_topic``) the services start with the first description received.
+    """
+    description_file = description_file_argument(args)
     rclpy.init(args=args)
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     nodes: list[Node] = []
     try:
         try:
-            nodes = _make_nodes(parameter_overrides=None, with_server=True)
+            nodes = _make_nodes(parameter_overrides=None, with_server=True,
+                                description_file=description_file)
         except RobotStateCoreError as exc:
             print(f'robot_state_core_all: {exc}', file=sys.stderr)
             return 1
+        executor = SingleThreadedExecutor()
+        executor.add_node(nodes[0])
+        publisher = nodes[0]
+        assert isinstance(publisher, StatePublisherNode)
+        while not publisher.has_model and rclpy.ok():  # topic mode: wait for a description
+            executor.spin_once(timeout_sec=0.1)
+        if len(nodes) == 1 and publisher.has_model:
+            nodes += _server_nodes(publisher, {})
         with _ServiceThread(nodes[1:]):
-            executor = SingleThreadedExecutor()
-            executor.add_node(nodes[0])
             executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
@@ -116,19 +147,26 @@ def all_in_one_main(args: list[str] | None = None) -> int:
 SWITCH_INTERVAL_S = 0.00025
 
 
-def _make_nodes(parameter_overrides: list[Parameter] | None, with_server: bool) -> list[Node]:
+def _make_nodes(parameter_overrides: list[Parameter] | None, with_server: bool,
+                description_file: str | None = None) -> list[Node]:
+    """The state publisher, and the service node sharing its model when one is loaded."""
     kwargs: dict[str, Any] = {}
     if parameter_overrides is not None:
         kwargs['parameter_overrides'] = parameter_overrides
-    publisher = StatePublisherNode(**kwargs)
+    publisher = StatePublisherNode(description_file=description_file, **kwargs)
     nodes: list[Node] = [publisher]
-    if with_server:
-        try:
-            server_class = _server_class()
-        except ImportError:  # the services need moveit_msgs
-            return nodes
-        nodes.append(server_class(model=publisher.model, **kwargs))
+    if with_server and publisher.has_model:
+        nodes += _server_nodes(publisher, kwargs)
     return nodes
+
+
+def _server_nodes(publisher: StatePublisherNode, kwargs: dict[str, Any]) -> list[Node]:
+    """The service node on the publisher's model ([] without moveit_msgs)."""
+    try:
+        server_class = _server_class()
+    except ImportError:  # the services need moveit_msgs
+        return []
+    return [server_class(model=publisher.model, **kwargs)]
 
 
 class _ServiceThread:

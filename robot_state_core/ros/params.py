@@ -16,7 +16,8 @@ class StatePublisherConfig:
     """Parameters of the state publisher node (names as robot_state_publisher's).
 
     Attributes:
-        robot_description: URDF XML (required).
+        robot_description: URDF XML (required unless ``use_robot_description_topic``; the node
+            substitutes the description in use when it came from a file or the topic).
         robot_description_semantic: SRDF XML ('' for none).
         publish_frequency: Per-joint rate limit on message stamps [Hz], 0..1000.
         ignore_timestamp: Publish every JointState regardless of its stamp.
@@ -25,6 +26,8 @@ class StatePublisherConfig:
         publish_markers: Publish the robot's MarkerArray on ``robot_markers``.
         marker_rate: Marker publishing rate [Hz].
         marker_geometry: ``'visual'`` or ``'collision'``.
+        use_robot_description_topic: Read the description from the ``robot_description`` topic
+            instead of the parameter (robot_state_publisher 3.4.4, Kilted; start-up only).
     """
 
     robot_description: str
@@ -36,13 +39,25 @@ class StatePublisherConfig:
     publish_markers: bool = True
     marker_rate: float = 2.0
     marker_geometry: str = 'visual'
+    use_robot_description_topic: bool = False
 
+
+#: robot_state_publisher's name for the topic mode (the name its code declares; its README says
+#: ``description_from_topic``, a name the node never declares).
+DESCRIPTION_TOPIC_PARAMETER = 'use_robot_description_topic'
 
 _STATE_PUBLISHER_PARAMETERS: tuple[tuple[str, Any, ParameterDescriptor], ...] = (
+    (DESCRIPTION_TOPIC_PARAMETER, False, ParameterDescriptor(
+        type=ParameterType.PARAMETER_BOOL,
+        description='Subscribe to the robot_description topic (transient local) and build the '
+                    'model from every description received there, instead of reading and '
+                    'publishing the robot_description parameter. Read at start-up only.')),
     ('robot_description', '', ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING,
-        description='The robot description (URDF XML). Required; a runtime change is validated '
-                    'and republishes robot_description and /tf_static.')),
+        description='The robot description (URDF XML). Required unless a URDF file is given as '
+                    'the first argument or use_robot_description_topic is set (then this '
+                    'parameter is not declared); a runtime change is validated and republishes '
+                    'robot_description and /tf_static.')),
     ('robot_description_semantic', '', ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING,
         description='The semantic description (SRDF XML), optional.')),
@@ -75,8 +90,15 @@ _STATE_PUBLISHER_PARAMETERS: tuple[tuple[str, Any, ParameterDescriptor], ...] = 
 
 
 def declare_state_publisher_parameters(node: Any) -> None:
-    """Declare every state publisher parameter on ``node`` (idempotent per node)."""
+    """Declare every state publisher parameter on ``node`` (idempotent per node).
+
+    In the topic mode (``use_robot_description_topic`` true) ``robot_description`` is not
+    declared, as robot_state_publisher does not declare it then.
+    """
     for name, default, descriptor in _STATE_PUBLISHER_PARAMETERS:
+        if name == 'robot_description' and node.get_parameter(
+                DESCRIPTION_TOPIC_PARAMETER).value:
+            continue
         if not node.has_parameter(name):
             node.declare_parameter(name, default, descriptor)
 
@@ -94,7 +116,7 @@ def state_publisher_parameter_types() -> dict[str, int]:
 def read_state_publisher_config(node: Any) -> StatePublisherConfig:
     """Read the declared parameters into a frozen config."""
     def get(name: str) -> Any:
-        return node.get_parameter(name).value
+        return node.get_parameter(name).value if node.has_parameter(name) else None
 
     return StatePublisherConfig(
         robot_description=str(get('robot_description') or ''),
@@ -106,6 +128,7 @@ def read_state_publisher_config(node: Any) -> StatePublisherConfig:
         publish_markers=bool(get('publish_markers')),
         marker_rate=float(get('marker_rate')),
         marker_geometry=str(get('marker_geometry')),
+        use_robot_description_topic=bool(get(DESCRIPTION_TOPIC_PARAMETER)),
     )
 
 

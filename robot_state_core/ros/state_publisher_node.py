@@ -8,6 +8,17 @@ Topics (relative names, so namespaces work; TF topics absolute):
   one message, transient local, the complete set republished when the description changes) and
   ``robot_description`` (std_msgs/String, transient local).
 
+Where the description comes from, as robot_state_publisher:
+
+* the ``robot_description`` parameter;
+* when that parameter is empty, the URDF file named by the first non-ROS command-line argument
+  (``robot_state_publisher robot.urdf``; Jazzy's and Kilted <= 3.4.3's deprecated fallback, kept
+  here for every distribution, see docs/decisions.md);
+* with ``use_robot_description_topic`` (Kilted 3.4.4), the ``robot_description`` *topic*: the node
+  subscribes (transient local) instead of publishing, does not declare the ``robot_description``
+  parameter, and rebuilds the model from every description received; an invalid one is logged and
+  the current model kept.
+
 Beyond robot_state_publisher: planar, floating and rpy_floating joints reach /tf from MoveIt-style
 variable names; mimic chains are resolved; NaN/inf or a name/position mismatch drops the message
 with a throttled warning; unknown names are warned about once each. Callbacks are
@@ -18,8 +29,11 @@ let an exception escape.
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -30,7 +44,7 @@ from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
 from robot_state_core.errors import RobotDescriptionError, RobotStateCoreError
-from robot_state_core.frames import fixed_joint_transforms
+from robot_state_core.frames import fixed_joint_transforms, FrameTransforms
 from robot_state_core.markers import robot_markers
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.ros import qos
@@ -52,35 +66,83 @@ from robot_state_core.tf_publishing import TfPublishingCore
 WARN_THROTTLE_S = 5.0
 
 
-def load_model(config: StatePublisherConfig) -> RobotModel:
-    """Compile the model described by a config (raises typed errors on bad descriptions)."""
+def load_model(config: StatePublisherConfig, source: str = 'robot_description') -> RobotModel:
+    """Compile the model described by a config (raises typed errors on bad descriptions).
+
+    Args:
+        config: The configuration; ``robot_description`` is the URDF XML to compile.
+        source: What the description came from (a file path, the parameter or the topic), named
+            in error messages.
+    """
     if not config.robot_description.strip():
         raise RobotDescriptionError(
             'parameter robot_description is empty: pass the URDF XML (e.g. '
-            '-p robot_description:="$(cat robot.urdf)")')
+            '-p robot_description:="$(cat robot.urdf)") or a URDF file as the first argument')
     return RobotModel.from_urdf_string(config.robot_description,
                                        config.robot_description_semantic or None,
-                                       source='robot_description',
+                                       source=source,
                                        package_roots=config.package_roots)
+
+
+def read_description_file(path: str) -> str:
+    """The text of the URDF file named on the command line.
+
+    Raises:
+        RobotDescriptionError: The file cannot be opened or is not UTF-8 text (the message names
+            the file, like robot_state_publisher's "Failed to open URDF file").
+    """
+    try:
+        return Path(path).read_text(encoding='utf-8')
+    except OSError as exc:
+        raise RobotDescriptionError(
+            f'failed to open URDF file {path!r}: {exc.strerror or exc}') from None
+    except UnicodeDecodeError as exc:
+        raise RobotDescriptionError(f'URDF file {path!r} is not UTF-8 text: {exc}') from None
 
 
 class StatePublisherNode(Node):
     """Publishes the robot description, static transforms and joint-state driven /tf.
 
+    Args:
+        node_name: Node name.
+        description_file: The first non-ROS command-line argument, if any: a URDF file read when
+            the ``robot_description`` parameter is empty (robot_state_publisher's fallback).
+            Ignored in the topic mode.
+        **kwargs: Forwarded to ``rclpy.node.Node`` (``parameter_overrides``, ``context``...).
+
     Raises:
-        RobotDescriptionError: ``robot_description`` is empty or invalid at start-up.
+        RobotDescriptionError: No description (empty parameter, no file), an unreadable file or
+            an invalid description at start-up. In the topic mode nothing is needed at start-up.
     """
 
-    def __init__(self, node_name: str = 'robot_state_publisher', **kwargs: Any) -> None:
+    def __init__(self, node_name: str = 'robot_state_publisher',
+                 description_file: str | None = None, **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
         declare_state_publisher_parameters(self)
         self.config = read_state_publisher_config(self)
-        try:
-            model = load_model(self.config)
-        except RobotStateCoreError:
-            self.destroy_node()
-            raise
-        self._description_pub = self.create_publisher(String, 'robot_description', qos.LATCHED)
+        self._model: RobotModel | None = None
+        self._description = ''
+        self.core: TfPublishingCore | None = None
+        self._static = FrameTransforms((), (), np.zeros((0, 3)), np.zeros((0, 4)))
+        self._markers: list[Any] = []
+        model: RobotModel | None = None
+        if not self.config.use_robot_description_topic:
+            try:
+                if not self.config.robot_description and description_file is not None:
+                    self.get_logger().warning(
+                        f'parameter robot_description is empty: reading the URDF from the file '
+                        f"{description_file!r} given as argument (robot_state_publisher's "
+                        'deprecated fallback, gone from Kilted 3.4.4 and Rolling)')
+                    self.config = replace(self.config, robot_description=read_description_file(
+                        description_file))
+                    model = load_model(self.config, source=description_file)
+                else:
+                    model = load_model(self.config)
+            except RobotStateCoreError:
+                self.destroy_node()
+                raise
+        self._description_pub = None if self.config.use_robot_description_topic else \
+            self.create_publisher(String, 'robot_description', qos.LATCHED)
         self._tf_pub = self.create_publisher(TFMessage, '/tf', qos.TF)
         self._tf_static_pub = self.create_publisher(TFMessage, '/tf_static', qos.TF_STATIC)
         self._markers_pub = self.create_publisher(MarkerArray, 'robot_markers', qos.MARKERS)
@@ -89,8 +151,14 @@ class StatePublisherNode(Node):
         self._tf_builder = TfMessageBuilder()
         self.joint_states_received = 0
         self.tf_published = 0
+        self.descriptions_received = 0
         self._latencies_ms: deque[float] = deque(maxlen=2000)
-        self._set_model(model)
+        if model is not None:
+            self._set_model(model, self.config.robot_description)
+        else:  # topic mode: like robot_state_publisher, an empty /tf_static until a description
+            self._publish_static()
+            self.create_subscription(String, 'robot_description', self._on_description,
+                                     qos.LATCHED)
         self.create_subscription(JointState, 'joint_states', self._on_joint_state,
                                  qos.JOINT_STATES,
                                  qos_overriding_options=QoSOverridingOptions
@@ -100,22 +168,62 @@ class StatePublisherNode(Node):
 
     # ------------------------------------------------------------------ model and statics
 
-    def _set_model(self, model: RobotModel) -> None:
+    @property
+    def model(self) -> RobotModel:
+        """The current robot model.
+
+        Raises:
+            RobotDescriptionError: Topic mode, and no valid description has arrived yet.
+        """
+        if self._model is None:
+            raise RobotDescriptionError('no robot description received yet on the '
+                                        'robot_description topic')
+        return self._model
+
+    @property
+    def has_model(self) -> bool:
+        """Whether a model is loaded (always after start-up, except in the topic mode)."""
+        return self._model is not None
+
+    def _read_config(self) -> StatePublisherConfig:
+        """The parameters, with the description in use when the parameter does not carry it."""
+        config = read_state_publisher_config(self)
+        if not config.robot_description and self._description:
+            config = replace(config, robot_description=self._description)
+        return config
+
+    def _on_description(self, msg: String) -> None:
+        """Topic mode: build the model from a received description (keep the old one if bad)."""
+        try:
+            self.descriptions_received += 1
+            if not msg.data.strip():
+                raise RobotDescriptionError('empty description')
+            config = replace(self._read_config(), robot_description=msg.data)
+            model = load_model(config, source='robot_description topic')
+            self.config = config
+            self._set_model(model, msg.data)
+        except Exception as exc:
+            self.get_logger().error(f'Failed to parse robot description from topic: {exc}')
+
+    def _set_model(self, model: RobotModel, description: str) -> None:
         for warning in model.load_warnings:
             self.get_logger().warning(f'robot_description: {warning}')
-        self.model = model
+        self._model = model
+        self._description = description
         self.core = TfPublishingCore(model, self.config.publish_frequency,
                                      self.config.ignore_timestamp)
         self._static = fixed_joint_transforms(model)
-        self._description_pub.publish(String(data=self.config.robot_description))
+        if self._description_pub is not None:
+            self._description_pub.publish(String(data=description))
         self._publish_static()
         self._markers = robot_markers(model, self.config.marker_geometry) \
             if self.config.marker_geometry in ('visual', 'collision') else []
         self._markers_reset = True
         self._restart_marker_timer()
+        published = 'published robot_description and' if self._description_pub else 'published'
         self.get_logger().info(
             f"robot '{model.name}': {model.link_count} links, {model.joint_count} joints; "
-            f'published robot_description and {len(self._static)} static transforms')
+            f'{published} {len(self._static)} static transforms')
 
     def _publish_static(self) -> None:
         self._tf_static_pub.publish(tf_message(self._static, self.get_clock().now().to_msg(),
@@ -160,15 +268,18 @@ class StatePublisherNode(Node):
 
     def subscriber_counts(self) -> dict[str, int]:
         """Matched subscriptions per published topic."""
-        return {'/tf': self._tf_pub.get_subscription_count(),
-                '/tf_static': self._tf_static_pub.get_subscription_count(),
-                'robot_description': self._description_pub.get_subscription_count()}
+        counts = {'/tf': self._tf_pub.get_subscription_count(),
+                  '/tf_static': self._tf_static_pub.get_subscription_count()}
+        if self._description_pub is not None:
+            counts['robot_description'] = self._description_pub.get_subscription_count()
+        return counts
 
     # ------------------------------------------------------------------ parameters
 
     def _validate_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         changes = {p.name: p.value for p in parameters}
-        if 'robot_description' in changes or 'robot_description_semantic' in changes:
+        describing = 'robot_description' in changes or 'robot_description_semantic' in changes
+        if describing and (self._model is not None or 'robot_description' in changes):
             candidate = self._config_with(changes)
             try:
                 load_model(candidate)
@@ -180,7 +291,7 @@ class StatePublisherNode(Node):
         return SetParametersResult(successful=True)
 
     def _config_with(self, changes: dict[str, Any]) -> StatePublisherConfig:
-        current = read_state_publisher_config(self)
+        current = self._read_config()
         fields = {**current.__dict__, **{k: v for k, v in changes.items()
                                          if k in current.__dict__}}
         fields['package_roots'] = tuple(p for p in fields['package_roots'] if p)
@@ -189,9 +300,16 @@ class StatePublisherNode(Node):
     def _apply_parameters(self, parameters: list[Parameter]) -> None:
         try:
             names = {p.name for p in parameters}
-            self.config = read_state_publisher_config(self)
+            topic_mode = self.config.use_robot_description_topic
+            self.config = replace(self._read_config(), use_robot_description_topic=topic_mode)
+            if 'use_robot_description_topic' in names:
+                self.get_logger().warning('use_robot_description_topic is read at start-up '
+                                          'only; the change has no effect until a restart')
+            if self.core is None:  # topic mode before the first description: nothing to update
+                return
             if names & {'robot_description', 'robot_description_semantic', 'package_roots'}:
-                self._set_model(load_model(self.config))  # validated before; swap atomically
+                # validated before; swap atomically
+                self._set_model(load_model(self.config), self.config.robot_description)
             else:
                 self.core.publish_frequency = self.config.publish_frequency
                 self.core.ignore_timestamp = self.config.ignore_timestamp
@@ -199,7 +317,8 @@ class StatePublisherNode(Node):
                     self._publish_static()
                 if names & {'marker_geometry', 'publish_markers', 'marker_rate',
                             'frame_prefix'}:
-                    self._markers = robot_markers(self.model, self.config.marker_geometry)
+                    self._markers = robot_markers(self.model, self.config.marker_geometry) \
+                        if self.config.marker_geometry in ('visual', 'collision') else []
                     self._markers_reset = True
                     self._restart_marker_timer()
         except Exception as exc:
@@ -210,6 +329,8 @@ class StatePublisherNode(Node):
     def _on_joint_state(self, msg: JointState) -> None:
         try:
             self.joint_states_received += 1
+            if self.core is None:  # topic mode, no description yet: nothing to publish
+                return
             names, positions = joint_state_arrays(msg)
             stamp_ns = stamp_to_ns(msg.header.stamp)
             stamp = msg.header.stamp
