@@ -39,7 +39,7 @@ def node_process(*argv: str, entry: str = STATE_PUBLISHER) -> ros_testing.ChildP
 
 
 def params_file(directory: Path, **parameters: Any) -> Path:
-    """A ``--params-file`` for every node (``/**``), as launch_ros writes one for ``parameters``."""
+    """A ``--params-file`` for every node (``/**``), as launch_ros writes for ``parameters``."""
     path = directory / 'params.yaml'
     path.write_text(yaml.safe_dump({'/**': {'ros__parameters': parameters}}), encoding='utf-8')
     return path

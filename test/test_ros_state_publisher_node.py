@@ -142,3 +142,88 @@ def test_frame_prefix_on_dynamic_tf(ros) -> None:
                             or bool(got)), what='/tf')
     (t,) = got[0].transforms
     assert (t.header.frame_id, t.child_frame_id) == ('r2/base', 'r2/arm')
+
+
+def test_description_file_used_only_when_the_parameter_is_empty(ros, tmp_path) -> None:
+    """robot_state_publisher's fallback: the file named on the command line, parameter first.
+
+    Origin: ros/robot_state_publisher (jazzy) src/robot_state_publisher.cpp, constructor: the
+    file ``options.arguments()[1]`` is read only when ``robot_description`` is empty.
+    """
+    path = tmp_path / 'tiny2.urdf'
+    path.write_text(TINY2, encoding='utf-8')
+    from_file = ros.add(StatePublisherNode(context=ros.context, description_file=str(path)))
+    assert from_file.robot_name == 'tiny2'
+    assert from_file.get_parameter('robot_description').value == ''  # as upstream: not set
+    # runtime changes still validate against the description in use (the file's)
+    ok = from_file.set_parameters([Parameter('robot_description_semantic', value='')])[0]
+    assert ok.successful, ok.reason
+    assert from_file.robot_name == 'tiny2'
+    param_wins = _make(ros, URDF)
+    assert param_wins.robot_name == 'tiny'
+    ignored = StatePublisherNode(context=ros.context, description_file=str(tmp_path / 'none'),
+                                 parameter_overrides=[Parameter('robot_description', value=URDF)])
+    ros.add(ignored)
+    assert ignored.robot_name == 'tiny'
+
+
+@pytest.mark.parametrize(('content', 'error', 'fragment'), [
+    (None, RobotDescriptionError, 'failed to open URDF file'),
+    ('<robot name="x"><joint name="j" type="fixed"><parent link="a"/></joint></robot>',
+     UrdfLoadError, 'bad.urdf'),
+])
+def test_bad_description_file_is_a_typed_error_naming_it(ros, tmp_path, content, error,
+                                                         fragment) -> None:
+    """A missing or invalid URDF file raises a typed error whose message names the file."""
+    path = tmp_path / 'bad.urdf'
+    if content is not None:
+        path.write_text(content, encoding='utf-8')
+    with pytest.raises(error) as info:
+        StatePublisherNode(context=ros.context, description_file=str(path))
+    assert fragment in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_topic_mode_in_process(ros) -> None:
+    """use_robot_description_topic: no robot_description parameter; bad descriptions are kept out.
+
+    Origin: ros/robot_state_publisher (kilted, 3.4.4) src/robot_state_publisher.cpp: in the topic
+    mode the parameter is not declared, nothing is published on robot_description, and a
+    description that fails to parse is logged ("Failed to parse robot description from topic")
+    while the current model stays.
+    """
+    from rclpy.exceptions import ParameterNotDeclaredException
+    from std_msgs.msg import String
+
+    node = ros.add(StatePublisherNode(context=ros.context, parameter_overrides=[
+        Parameter('use_robot_description_topic', value=True)]))
+    assert not node.has_parameter('robot_description')
+    assert not node.has_model
+    with pytest.raises(RobotDescriptionError):
+        node.model  # noqa: B018
+    assert 'robot_description' not in node.subscriber_counts()
+    with pytest.raises(ParameterNotDeclaredException):
+        node.set_parameters([Parameter('robot_description', value=URDF)])
+    pub = ros.node('description_source').create_publisher(String, 'robot_description', LATCHED)
+    pub.publish(String(data=URDF))
+    ros.spin_until(lambda: node.has_model, what='the model from the topic')
+    assert node.robot_name == 'tiny'
+    for bad in ('', '<robot name="x">'):
+        before = node.descriptions_received
+        pub.publish(String(data=bad))
+        ros.spin_until(lambda b=before: node.descriptions_received > b, what='a bad description')
+        assert node.robot_name == 'tiny'
+    pub.publish(String(data=TINY2))
+    ros.spin_until(lambda: node.robot_name == 'tiny2', what='the second description')
+    assert node.static_transform_count == 1
+
+
+def test_description_file_argument_is_the_first_non_ros_argument() -> None:
+    """``options.arguments()[1]`` upstream: the command line without ROS arguments."""
+    from robot_state_core.ros.main import description_file_argument
+
+    assert description_file_argument(['rsp', 'a.urdf', '--ros-args', '-p', 'x:=1']) == 'a.urdf'
+    assert description_file_argument(['rsp', '--ros-args', '-p', 'x:=1', '--', 'b.urdf',
+                                      'c.urdf']) == 'b.urdf'
+    assert description_file_argument(['rsp', '--ros-args', '-p', 'x:=1']) is None
+    assert description_file_argument(['rsp']) is None

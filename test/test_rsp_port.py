@@ -131,9 +131,10 @@ def test_two_links_fixed_joint(ros, tmp_path: Path) -> None:
 
 
 def test_two_links_fixed_joint_prefix(ros, tmp_path: Path) -> None:
-    """Origin: kilted test/two_links_fixed_joint_prefix-launch.py + test_two_links_fixed_joint_prefix.cpp.
+    """``frame_prefix: my_prefix/`` gives my_prefix/link1 -> my_prefix/link2 at (5, 0, 0).
 
-    ``frame_prefix: my_prefix/`` gives my_prefix/link1 -> my_prefix/link2 at (5, 0, 0).
+    Origin: kilted test/two_links_fixed_joint_prefix-launch.py and
+    test/test_two_links_fixed_joint_prefix.cpp.
     """
     child = _start(tmp_path, robot_description=TWO_LINKS_FIXED_JOINT, frame_prefix='my_prefix/')
     try:
@@ -169,10 +170,11 @@ def test_two_links_moving_joint(ros, tmp_path: Path) -> None:
 
 
 def test_two_links_change_fixed_joint(ros, tmp_path: Path) -> None:
-    """Origin: kilted test/two_links_change_fixed_joint-launch.py + test_two_links_change_fixed_joint.cpp.
+    """(5, 0, 0) first; a robot_description set through the parameter service then gives 10.
 
-    (5, 0, 0) first; then a new robot_description set through the parameter service is accepted
-    and link1 -> link2 becomes (10, 0, 0).
+    Origin: kilted test/two_links_change_fixed_joint-launch.py and
+    test/test_two_links_change_fixed_joint.cpp: the new description is accepted and
+    link1 -> link2 becomes (10, 0, 0).
     """
     child = _start(tmp_path, robot_description=TWO_LINKS_FIXED_JOINT)
     try:
