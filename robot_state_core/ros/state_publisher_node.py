@@ -129,13 +129,13 @@ class StatePublisherNode(Node):
         if not self.config.use_robot_description_topic:
             try:
                 if not self.config.robot_description and description_file is not None:
-                    self.get_logger().warning(
-                        f'parameter robot_description is empty: reading the URDF from the file '
-                        f"{description_file!r} given as argument (robot_state_publisher's "
-                        'deprecated fallback, gone from Kilted 3.4.4 and Rolling)')
                     self.config = replace(self.config, robot_description=read_description_file(
                         description_file))
                     model = load_model(self.config, source=description_file)
+                    self.get_logger().warning(
+                        f'parameter robot_description is empty: read the URDF from the file '
+                        f"{description_file!r} given as argument (robot_state_publisher's "
+                        'deprecated fallback, gone from Kilted 3.4.4 and Rolling)')
                 else:
                     model = load_model(self.config)
             except RobotStateCoreError:
