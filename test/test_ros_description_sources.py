@@ -174,3 +174,31 @@ def test_topic_mode_builds_the_model_and_follows_a_second_description(ros, tmp_p
     finally:
         assert child.stop() == 0, child.lines
     assert any('Failed to parse robot description from topic' in line for line in child.lines)
+
+
+def test_all_in_one_topic_mode_starts_the_services_with_the_first_description(
+        ros, tmp_path) -> None:
+    """robot_state_core_all with use_robot_description_topic: compute_fk once a description came.
+
+    The services need a model: they appear after the first description and answer on it.
+    """
+    moveit_srv = pytest.importorskip('moveit_msgs.srv')
+    child = node_process('--ros-args', '--params-file', str(params_file(
+        tmp_path, use_robot_description_topic=True)), entry=ALL_IN_ONE)
+    try:
+        source = ros.node('all_in_one_source')
+        client = source.create_client(moveit_srv.GetPositionFK, 'compute_fk')
+        tf = TfRecorder(ros, 'all_in_one_listener')
+        spin_until(ros, child, lambda: bool(tf.static_messages), 'the empty /tf_static')
+        assert not client.service_is_ready()
+        source.create_publisher(String, 'robot_description', LATCHED).publish(String(data=ARM))
+        spin_until(ros, child, client.service_is_ready, 'compute_fk', timeout=20.0)
+        request = moveit_srv.GetPositionFK.Request(fk_link_names=['camera'])
+        request.header.frame_id = 'base'
+        future = client.call_async(request)
+        spin_until(ros, child, future.done, 'the compute_fk response')
+        (pose,) = future.result().pose_stamped
+        p = pose.pose.position
+        assert (p.x, p.y, p.z) == pytest.approx((0.2, 0.0, 0.6))  # shoulder 0: 0.5 + 0.1 up
+    finally:
+        assert child.stop() == 0, child.lines
