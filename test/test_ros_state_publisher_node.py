@@ -227,3 +227,28 @@ def test_description_file_argument_is_the_first_non_ros_argument() -> None:
                                       'c.urdf']) == 'b.urdf'
     assert description_file_argument(['rsp', '--ros-args', '-p', 'x:=1']) is None
     assert description_file_argument(['rsp']) is None
+
+
+def test_zero_stamp_is_published_with_the_node_clock(ros) -> None:
+    """Decision C3 (docs/decisions.md R7): robot_state_publisher would drop this message."""
+    from sensor_msgs.msg import JointState
+
+    node = ros.add(_make(ros, URDF))
+    got: list[TFMessage] = []
+    listener = ros.node('zero_stamp_listener')
+    listener.create_subscription(TFMessage, '/tf', got.append, 100)
+    pub = listener.create_publisher(JointState, 'joint_states', 10)
+    ros.wait_for_subscribers(pub)
+    before = node.get_clock().now().nanoseconds
+    ros.spin_until(lambda: (pub.publish(JointState(name=['shoulder'], position=[0.5]))
+                            or bool(got)), what='/tf')
+    stamp = got[0].transforms[0].header.stamp
+    assert stamp.sec * 1_000_000_000 + stamp.nanosec >= before
+
+
+def test_publish_frequency_range_in_the_topic_mode(ros) -> None:
+    """docs/decisions.md R13: out-of-range publish_frequency is rejected in the topic mode too."""
+    node = ros.add(StatePublisherNode(context=ros.context, parameter_overrides=[
+        Parameter('use_robot_description_topic', value=True)]))
+    assert not node.set_parameters([Parameter('publish_frequency', value=5000.0)])[0].successful
+    assert node.set_parameters([Parameter('publish_frequency', value=50.0)])[0].successful

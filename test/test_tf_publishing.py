@@ -132,3 +132,14 @@ def test_publish_interval_is_truncated_to_whole_milliseconds() -> None:
     assert core.process(['rev'], [1.0], S).transforms is not None
     assert core.process(['rev'], [1.1], S + 32_999_999).rate_limited
     assert core.process(['rev'], [1.2], S + 33_000_000).transforms is not None
+
+
+def test_no_rate_limit_at_zero_frequency_and_nothing_for_unknown_names() -> None:
+    """docs/decisions.md R8 and R11: publish_frequency 0 means no limit; no moving joint, no TF."""
+    core = TfPublishingCore(_model(), publish_frequency=0.0)
+    assert core.process(['rev'], [1.0], S).transforms is not None
+    assert core.process(['rev'], [1.1], S + 1).transforms is not None
+    only_unknown = core.process(['bogus'], [1.0], 2 * S)
+    assert only_unknown.transforms is None
+    assert not only_unknown.rate_limited
+    assert only_unknown.problem == ''
