@@ -1,7 +1,10 @@
 """robot_state_publisher's own launch tests, ported to run against our node over real DDS.
 
-Origin: ros/robot_state_publisher, branch ``kilted`` (3.4.4), directory ``test/``: every
-``*-launch.py`` there with the gtest it runs (``test_*.cpp``) or its own unittest case. There is
+Origin: ros/robot_state_publisher, branch ``kilted`` (3.4.4, which has the topic mode of #234
+through the #244 backport), directory ``test/``: every ``*-launch.py`` there with the gtest it
+runs (``test_*.cpp``) or its own unittest case; the six are the ``add_launch_test`` entries of
+the CMakeLists.txt of the #234 change set (stored copy at commit 1a25892, the source our search
+index holds for it: the tests are those of the Kilted backport). There is
 no launch_testing here, so each case starts our ``robot_state_publisher`` entry point as a real
 process with the parameters the upstream launch file passes (as a ``--params-file``, which is
 what launch_ros generates), and a plain rclpy node in this process asserts what the upstream test
