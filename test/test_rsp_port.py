@@ -38,6 +38,8 @@ from std_msgs.msg import String  # noqa: E402
 
 #: upstream test/test_two_links_*.cpp: ``static constexpr double EPS = 0.01``.
 EPS = 0.01
+#: upstream polls 100 x 100 ms once its node is up; ours also covers our process start-up.
+FIRST_WAIT_S = 10.0 + 10.0
 
 #: upstream test/two_links_fixed_joint.urdf
 TWO_LINKS_FIXED_JOINT = '''<robot name="test_robot_fixed_joint">
@@ -110,7 +112,7 @@ def _assert_link2_in_link1(tf: TfRecorder, x: float, prefix: str = '') -> None:
 def _set_description(ros, child, node, description: str) -> bool:
     """upstream: ``SyncParametersClient(node, "robot_state_publisher").set_parameters(...)``."""
     client = node.create_client(SetParameters, '/robot_state_publisher/set_parameters')
-    spin_until(ros, child, client.service_is_ready, 'the set_parameters service')
+    spin_until(ros, child, client.service_is_ready, 'the set_parameters service', FIRST_WAIT_S)
     future = client.call_async(SetParameters.Request(parameters=[
         Parameter('robot_description', value=description).to_parameter_msg()]))
     spin_until(ros, child, future.done, 'the set_parameters response')
@@ -126,7 +128,8 @@ def test_two_links_fixed_joint(ros, tmp_path: Path) -> None:
     child = _start(tmp_path, robot_description=TWO_LINKS_FIXED_JOINT)
     try:
         tf = TfRecorder(ros)
-        spin_until(ros, child, lambda: tf.can_transform('link1', 'link2'), 'link1 -> link2')
+        spin_until(ros, child, lambda: tf.can_transform('link1', 'link2'), 'link1 -> link2',
+                   FIRST_WAIT_S)
         assert not tf.can_transform('base_link', 'wim_link')
         _assert_link2_in_link1(tf, 5.0)
     finally:
@@ -143,7 +146,7 @@ def test_two_links_fixed_joint_prefix(ros, tmp_path: Path) -> None:
     try:
         tf = TfRecorder(ros)
         spin_until(ros, child, lambda: tf.can_transform('my_prefix/link1', 'my_prefix/link2'),
-                   'my_prefix/link1 -> my_prefix/link2')
+                   'my_prefix/link1 -> my_prefix/link2', FIRST_WAIT_S)
         assert not tf.can_transform('base_link', 'wim_link')
         _assert_link2_in_link1(tf, 5.0, prefix='my_prefix/')
         assert 'link1' not in tf.frames()  # every frame id carries the prefix
@@ -165,7 +168,7 @@ def test_two_links_moving_joint(ros, tmp_path: Path) -> None:
         msg = JointState(name=['joint1'], position=[math.pi])
         msg.header.stamp = node.get_clock().now().to_msg()
         spin_until(ros, child, lambda: tf.can_transform('link1', 'link2'), 'link1 -> link2',
-                   tick=lambda: pub.publish(msg))
+                   FIRST_WAIT_S, tick=lambda: pub.publish(msg))
         assert not tf.can_transform('base_link', 'wim_link')
         _assert_link2_in_link1(tf, 5.0)
     finally:
@@ -182,7 +185,8 @@ def test_two_links_change_fixed_joint(ros, tmp_path: Path) -> None:
     child = _start(tmp_path, robot_description=TWO_LINKS_FIXED_JOINT)
     try:
         tf = TfRecorder(ros)
-        spin_until(ros, child, lambda: tf.can_transform('link1', 'link2'), 'link1 -> link2')
+        spin_until(ros, child, lambda: tf.can_transform('link1', 'link2'), 'link1 -> link2',
+                   FIRST_WAIT_S)
         assert not tf.can_transform('base_link', 'wim_link')
         _assert_link2_in_link1(tf, 5.0)
         new_robot_description = (
@@ -236,7 +240,7 @@ def test_use_robot_description_topic(ros, tmp_path: Path) -> None:
         pub = tf.node.create_publisher(String, 'robot_description', LATCHED)
         pub.publish(String(data=TWO_LINKS_FIXED_JOINT))
         spin_until(ros, child, lambda: tf.can_transform('link1', 'link2'), 'link1 -> link2',
-                   timeout=5.0 + 5.0)  # upstream's 5 s, plus our process start-up
+                   timeout=5.0 + 10.0)  # upstream's 5 s, plus our process start-up
         t = tf.lookup('link1', 'link2').translation
         assert round(t[0] - 5.0, 2) == 0
         assert round(t[1] - 0.0, 2) == 0
