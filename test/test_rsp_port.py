@@ -208,13 +208,13 @@ def test_two_links_change_fixed_joint(ros, tmp_path: Path) -> None:
         assert child.stop() == 0, child.lines
 
 
-@pytest.mark.xfail(strict=True, reason='needs loader fix on branch moveit-load')
 def test_change_mimic_joint(ros, tmp_path: Path) -> None:
     """Origin: kilted test/change_mimic_joint-launch.py + test/test_change_mimic_joint.cpp.
 
     The node starts on mimic_joint.urdf (a mimic on a fixed joint, which robot_state_publisher
-    accepts); replacing the description with a one-link robot through the parameter service
-    succeeds (the reload-after-mimic crash fixed by robot_state_publisher#212).
+    accepts and our loader ignores with a warning, decisions.md L6); replacing the description
+    with a one-link robot through the parameter service succeeds (the reload-after-mimic crash
+    fixed by robot_state_publisher#212).
     """
     child = _start(tmp_path, robot_description=MIMIC_JOINT)
     try:
