@@ -38,7 +38,9 @@ def test_late_joiner_receives_tf_static_and_robot_description(ros) -> None:
     """A subscriber created after publication still gets both latched topics, in full."""
     child = ros_testing.ChildProcess(['-m', 'robot_state_core.cli', 'run', '--duration', '60'])
     try:
-        child.wait_for_line('published robot', timeout=30)
+        # run()'s own status line (not the node's log line, which comes before the services
+        # exist): the SIGINT below must not land in the middle of start-up
+        child.wait_for_line("published robot '", timeout=30)
         node = ros.node('late_joiner')
         got: dict[str, object] = {}
         node.create_subscription(TFMessage, '/tf_static', lambda m: got.setdefault('tf', m),
