@@ -29,11 +29,33 @@ if (REPO.parent / 'shared').is_dir():  # the project's reference material, besid
     os.environ.setdefault('RSC_SHARED_DIR', str(REPO.parent / 'shared'))
 
 
+class _NextDomain:
+    """Domain IDs 1..100 in turn, from a random start: consecutive tests never share one.
+
+    ros-domain-coordinator's own selector starts at 1 for every test, so each test of a run got
+    domain 1 and could still hear the participants of the test before it while they were being
+    torn down (a late transient-local /tf_static of a previous test's node was seen once).
+    """
+
+    def __init__(self) -> None:
+        self._value = int.from_bytes(os.urandom(1), 'little')
+
+    def __call__(self) -> int:
+        self._value += 1
+        return self._value % 100 + 1
+
+
+_NEXT_DOMAIN = _NextDomain()
+
+
 @pytest.fixture
 def ros_domain(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
-    """A ROS_DOMAIN_ID no other test process uses, exported to this test and its children."""
+    """A ROS_DOMAIN_ID no other test process uses and the previous test did not use.
+
+    The ID is exported to this test and its children.
+    """
     domain_coordinator = pytest.importorskip('domain_coordinator')
-    with domain_coordinator.domain_id() as domain:
+    with domain_coordinator.domain_id(_NEXT_DOMAIN) as domain:
         monkeypatch.setenv('ROS_DOMAIN_ID', str(domain))
         yield int(domain)
 

@@ -28,6 +28,7 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from robot_state_core import kinematics as kin  # noqa: E402
 from robot_state_core.default_robot import default_robot_urdf_path  # noqa: E402
+from robot_state_core.frames import fixed_joint_transforms  # noqa: E402
 from robot_state_core.robot_model import RobotModel  # noqa: E402
 from robot_state_core.transforms import rotation_from_quat_xyzw  # noqa: E402
 
@@ -70,8 +71,10 @@ class TfListener:
             self.edges[t.child_frame_id] = (t.header.frame_id, self._pose(t))
 
     def _static(self, msg: TFMessage) -> None:
-        self.static = {t.child_frame_id: (t.header.frame_id, self._pose(t))
-                       for t in msg.transforms}
+        # Like tf2's buffer: static transforms accumulate; a later message (an empty one from a
+        # topic-mode node, or one for other frames) never removes what was received.
+        self.static.update({t.child_frame_id: (t.header.frame_id, self._pose(t))
+                            for t in msg.transforms})
 
     def world_pose(self, frame: str, root: str) -> np.ndarray:
         X = np.eye(4)
@@ -103,7 +106,8 @@ def test_tf_composes_to_core_fk(ros, robot: str) -> None:
         pub = ros.node('joint_state_source').create_publisher(JointState, 'joint_states',
                                                                qos_profile_sensor_data)
         ros.wait_for_subscribers(pub)
-        ros.spin_until(lambda: bool(listener.static), what='/tf_static')
+        fixed = set(fixed_joint_transforms(model).child_frames)
+        ros.spin_until(lambda: fixed <= listener.static.keys(), what='/tf_static of the robot')
         rng = np.random.default_rng(0)
         for _ in range(3):
             q = pinocchio_oracle.random_q(model, rng)
