@@ -23,8 +23,7 @@ BATCH_TOL = 1e-14
 CONFIGS = 100
 
 try:
-    CORPUS = [p for p in robot_corpus.all_urdf_files() if p.name not in (
-        'ur3.urdf', 'alex_psyonic_hands.urdf')]
+    CORPUS = [p for p in robot_corpus.all_urdf_files() if p.name != 'ur3.urdf']
 except Exception:
     CORPUS = []
 
