@@ -63,7 +63,11 @@ from typing import Literal, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.errors import (
+    InvalidArgumentError,
+    RobotDescriptionError,
+    RobotStateCoreError,
+)
 from robot_state_core.geometry import meshes
 from robot_state_core.geometry.roles import (
     make_phong_illustration_properties,
@@ -393,6 +397,30 @@ class RobotGeometry:
     def link_name(self, index: int) -> str:
         """The link name of proximity geometry ``index``."""
         return self.model.link_names[int(self.geometry_link[index])]
+
+    def load_meshes(self) -> None:
+        """Read every collision mesh (or its convex hull) now, so that no query fails on it later.
+
+        Collision queries read meshes lazily; a service that answers queries reads them when it
+        accepts a description instead. Meshes are cached per file and scale, so the collision
+        backend reuses what is read here. Unresolved URIs were skipped at construction.
+
+        Raises:
+            RobotDescriptionError: A mesh file is missing, unreadable, not a mesh or holds no
+                triangles; the message names the collision element (``'<link>/<i>'``) and URI.
+        """
+        for name, shape in zip(self.names, self.shapes, strict=True):
+            if not isinstance(shape, Mesh | Convex):
+                continue
+            try:
+                path, scale = meshes.cache_key(shape)
+                if isinstance(shape, Convex):
+                    meshes.mesh_hull(path, scale)
+                else:
+                    meshes.load_mesh(path, scale)
+            except RobotStateCoreError as err:
+                raise RobotDescriptionError(f'collision mesh {shape.uri!r} of {name!r} is not '
+                                            f'usable: {err}') from err
 
     def world_poses(self, X_WL: ArrayLike, out: FloatArray | None = None) -> FloatArray:
         """``X_WG = X_WL[geometry_link] @ X_LG``: every proximity geometry, one batched product.

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import importlib
 import os
 from pathlib import Path
+import re
 import sys
 import threading
 import time
@@ -19,10 +20,12 @@ from rclpy.executors import (
     MultiThreadedExecutor,
     SingleThreadedExecutor,
 )
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.utilities import remove_ros_args
 from sensor_msgs.msg import JointState
+import yaml
 
 from robot_state_core.errors import RobotStateCoreError
 from robot_state_core.io.resources import ResourceResolver
@@ -30,15 +33,103 @@ from robot_state_core.io.xacro import read_robot_description
 from robot_state_core.joint_sweep import JointSweep
 from robot_state_core.ros import qos
 from robot_state_core.ros.distro import ros_distro
+from robot_state_core.ros.log_limits import clip, LOG_LINE_LIMIT
 from robot_state_core.ros.state_publisher_node import StatePublisherNode
+
+#: rcl's errors for a command line it cannot parse (a ``-p`` value that is not valid YAML...).
+_ROS_ARGS_ERRORS: tuple[type[BaseException], ...] = tuple(
+    getattr(_rclpy, name) for name in ('RCLInvalidROSArgsError', 'UnknownROSArgsError')
+    if hasattr(_rclpy, name))
+#: Parameters whose values are XML documents, often given as ``-p name:="$(cat file)"``.
+_XML_PARAMETERS = ('robot_description', 'robot_description_semantic')
+
+
+def _param_rules(argv: Sequence[str]) -> list[str]:
+    """The ``name:=value`` rules of every ``-p``/``--param`` inside ``--ros-args`` sections."""
+    rules, in_ros, k = [], False, 0
+    while k < len(argv):
+        arg = argv[k]
+        if arg == '--ros-args':
+            in_ros = True
+        elif arg == '--' and in_ros:
+            in_ros = False
+        elif in_ros and arg in ('-p', '--param') and k + 1 < len(argv):
+            rules.append(argv[k + 1])
+            k += 1
+        k += 1
+    return rules
+
+
+def xml_parameter_yaml_problem(argv: Sequence[str]) -> str:
+    """Why rcl would refuse or silently cut an XML ``-p`` value of ``argv`` ('' if it would not).
+
+    rcl (``rcl_parse_yaml_value``, called for every ``-p name:=value`` rule) parses the value as
+    a YAML document: a multi-line XML text is a plain scalar whose line breaks fold into spaces
+    (harmless), but ``': '`` or a ``':'`` at a line end starts a mapping (rcl then refuses the
+    whole command line with "Couldn't parse parameter override rule") and ``' #'`` starts a
+    comment (rcl silently drops the rest of the description). The same happens to the C++
+    robot_state_publisher, whose command line rcl parses too.
+
+    Args:
+        argv: The command line.
+
+    Returns:
+        One sentence naming the parameter, the line and the YAML rule, or ''.
+    """
+    for rule in _param_rules(argv):
+        name, sep, value = rule.partition(':=')
+        if not sep or name.rpartition(':')[2] not in _XML_PARAMETERS:
+            continue
+        if value.lstrip()[:1] in ('"', "'"):  # a quoted YAML scalar: rcl unquotes it
+            continue
+        try:
+            parsed = yaml.safe_load(value)
+            kept = isinstance(parsed, str) and parsed.split() == value.split()
+        except yaml.YAMLError:
+            kept = False
+        if kept:
+            continue
+        for number, line in enumerate(value.splitlines(), start=1):
+            if re.search(r'(^|\s)#', line):
+                return (f'line {number} of -p {name}:=... has " #", which starts a YAML comment: '
+                        'rcl, which reads -p values as YAML, would silently drop the rest of '
+                        'the description')
+            if re.search(r':(\s|$)', line):
+                return (f'line {number} of -p {name}:=... has ": " or ends with ":", which '
+                        'starts a YAML mapping: rcl, which reads -p values as YAML, refuses the '
+                        'command line')
+        return f'-p {name}:=... is not a YAML string (rcl reads -p values as YAML)'
+    return ''
+
+
+def _init_ros(name: str, args: list[str] | None) -> bool:
+    """``rclpy.init(args=args)``; on a command line rcl refuses, one line on stderr and False.
+
+    An XML ``-p`` value that rcl's YAML parser would refuse or cut is reported with the line and
+    the fix (a URDF file argument or a ``--params-file``) before rcl sees it (decision R15).
+    """
+    problem = xml_parameter_yaml_problem(sys.argv if args is None else args)
+    if problem:
+        print(f'{name}: {problem}; pass the URDF file instead ({name} robot.urdf), or the '
+              'description in a --params-file, or remove the YAML-hostile text',
+              file=sys.stderr)
+        return False
+    try:
+        rclpy.init(args=args)
+    except _ROS_ARGS_ERRORS as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f'{name}: invalid ROS arguments: {clip(first, LOG_LINE_LIMIT)}', file=sys.stderr)
+        return False
+    return True
 
 
 def _spin_node(node_factory: Any, name: str, args: list[str] | None) -> int:
-    rclpy.init(args=args)
+    if not _init_ros(name, args):
+        return 1
     try:
         node = node_factory()
     except RobotStateCoreError as exc:
-        print(f'{name}: {exc}', file=sys.stderr)
+        print(f'{name}: {clip(exc, LOG_LINE_LIMIT)}', file=sys.stderr)
         rclpy.try_shutdown()
         return 1
     except (KeyboardInterrupt, ExternalShutdownException):  # Ctrl-C during start-up
@@ -111,7 +202,8 @@ def all_in_one_main(args: list[str] | None = None) -> int:
     (``use_robot_description_topic``) the services start with the first description received.
     """
     description_file = description_file_argument(args)
-    rclpy.init(args=args)
+    if not _init_ros('robot_state_core_all', args):
+        return 1
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     nodes: list[Node] = []
     try:
@@ -119,7 +211,7 @@ def all_in_one_main(args: list[str] | None = None) -> int:
             nodes = _make_nodes(parameter_overrides=None, with_server=True,
                                 description_file=description_file)
         except RobotStateCoreError as exc:
-            print(f'robot_state_core_all: {exc}', file=sys.stderr)
+            print(f'robot_state_core_all: {clip(exc, LOG_LINE_LIMIT)}', file=sys.stderr)
             return 1
         executor = SingleThreadedExecutor()
         executor.add_node(nodes[0])
@@ -161,23 +253,31 @@ def _make_nodes(parameter_overrides: list[Parameter] | None, with_server: bool,
 
 
 def _server_nodes(publisher: StatePublisherNode, kwargs: dict[str, Any]) -> list[Node]:
-    """The service node on the publisher's model ([] without moveit_msgs)."""
+    """The service node on the publisher's model ([] without moveit_msgs).
+
+    The service node follows the publisher's model: every description the publisher accepts
+    later is prepared by the services first (refused if they cannot use it) and both switch
+    together (:meth:`StatePublisherNode.add_model_listener`).
+    """
     try:
         server_class = _server_class()
     except ImportError:  # the services need moveit_msgs
         return []
-    return [server_class(model=publisher.model, **kwargs)]
+    server = server_class(model=publisher.model, **kwargs)
+    publisher.add_model_listener(server.model_listener)
+    return [server]
 
 
 class _ServiceThread:
     """Spins service nodes on their own MultiThreadedExecutor in a background thread.
 
     The TF path (joint_states → /tf) keeps a SingleThreadedExecutor in the main thread, so a
-    long IK solve never sits between a JointState and its TF (design study B10).
+    long IK solve never sits between a JointState and its TF (design study B10). One thread per
+    callback group of the service node (IK; FK and validity; topics), so FK never waits for IK.
     """
 
     def __init__(self, nodes: Sequence[Node]) -> None:
-        self._executor = MultiThreadedExecutor(num_threads=2) if nodes else None
+        self._executor = MultiThreadedExecutor(num_threads=3) if nodes else None
         for node in nodes:
             assert self._executor is not None
             self._executor.add_node(node)
@@ -299,7 +399,7 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         try:
             nodes = _make_nodes(overrides, with_services)
         except RobotStateCoreError as exc:
-            print(f'robot-state-core run: {exc}', file=sys.stderr)
+            print(f'robot-state-core run: {clip(exc, LOG_LINE_LIMIT)}', file=sys.stderr)
             return 1
         publisher = nodes[0]
         assert isinstance(publisher, StatePublisherNode)

@@ -22,10 +22,12 @@ from robot_state_core.constraints import (
     OrientationParameterization,
     PositionConstraint,
 )
-from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
+from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError, UnknownNameError
 from robot_state_core.geometry.shapes import Box, Cone, Cylinder, Shape, Sphere
 from robot_state_core.joints import JointType
+from robot_state_core.ros.log_limits import clip, RESPONSE_MESSAGE_LIMIT
 from robot_state_core.transforms import (
+    check_quat_xyzw,
     FloatArray,
     quat_xyzw_from_rotation,
     rotation_from_quat_xyzw,
@@ -39,16 +41,25 @@ class FrameError(RobotStateCoreError):
 # ------------------------------------------------------------------------------ poses
 
 
-def pose_to_matrix(pose: Pose) -> FloatArray:
-    """``geometry_msgs/Pose`` → (4, 4); the quaternion is normalized (a zero one raises)."""
+def pose_to_matrix(pose: Pose, what: str = 'pose') -> FloatArray:
+    """``geometry_msgs/Pose`` → (4, 4); the quaternion is normalized.
+
+    Args:
+        pose: The pose.
+        what: What the pose is, named in errors (e.g. ``'pose_stamped_vector[1]'``).
+
+    Raises:
+        InvalidArgumentError: A NaN/inf position, or a quaternion that defines no rotation
+            (NaN/inf, norm outside ``[1e-12, 1e12]``,
+            :func:`~robot_state_core.transforms.check_quat_xyzw`).
+    """
     o = pose.orientation
-    q = np.array([o.x, o.y, o.z, o.w], dtype=np.float64)
     p = np.array([pose.position.x, pose.position.y, pose.position.z], dtype=np.float64)
-    norm = float(np.linalg.norm(q))
-    if not np.isfinite(q).all() or not np.isfinite(p).all() or norm < 1e-9:
-        raise InvalidArgumentError(f'pose is not finite or has a zero quaternion: p={p}, q={q}')
+    if not np.isfinite(p).all():
+        raise InvalidArgumentError(f'{what}: the position {p.tolist()} is not finite')
+    q = check_quat_xyzw([o.x, o.y, o.z, o.w], what, 'the orientation')
     X = np.eye(4)
-    X[:3, :3] = rotation_from_quat_xyzw(q / norm)
+    X[:3, :3] = rotation_from_quat_xyzw(q)
     X[:3, 3] = p
     return X
 
@@ -105,9 +116,15 @@ def frame_pose(model: Any, X_WL: FloatArray, frame_id: str, frame_prefix: str = 
 
 
 def pose_stamped_in_model_frame(model: Any, X_WL: FloatArray, msg: PoseStamped,
-                                frame_prefix: str = '') -> FloatArray:
-    """``X_WT`` of a PoseStamped (see :func:`frame_pose` for the accepted frames)."""
-    return frame_pose(model, X_WL, msg.header.frame_id, frame_prefix) @ pose_to_matrix(msg.pose)
+                                frame_prefix: str = '', what: str = 'pose') -> FloatArray:
+    """``X_WT`` of a PoseStamped (see :func:`frame_pose` for the accepted frames).
+
+    Raises:
+        FrameError: The header frame is unknown.
+        InvalidArgumentError: The pose is not finite or its quaternion is degenerate.
+    """
+    X_WH = frame_pose(model, X_WL, msg.header.frame_id, frame_prefix)
+    return X_WH @ pose_to_matrix(msg.pose, what)
 
 
 # ------------------------------------------------------------------------------ robot state
@@ -225,40 +242,95 @@ def world_object_from_msg(model: Any, X_WL: FloatArray, msg: Any, scene: Any,
     return X_WO, shapes, subframes
 
 
-def constraints_from_msg(model: Any, X_WL: FloatArray, msg: Any, frame_prefix: str = ''
-                         ) -> Constraints:
+def _finite(values: Any, what: str) -> None:
+    a = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(a).all():
+        raise InvalidArgumentError(f'{what} is not finite: {a.tolist()}')
+
+
+def _link(model: Any, name: str, frame_prefix: str) -> str:
+    link = strip_prefix(name, frame_prefix)
+    if not model.has_link(link):
+        raise UnknownNameError(name, 'link', model.link_names)
+    return link
+
+
+def constraints_from_msg(model: Any, X_WL: FloatArray, msg: Any, frame_prefix: str = '',
+                         warn: Callable[[str], object] | None = None) -> Constraints:
     """``moveit_msgs/Constraints`` → core constraints with regions in the model frame.
+
+    Everything is checked here, before any evaluation: names, numbers, primitives and
+    quaternions (decision V2). An unknown orientation ``parameterization`` is read as
+    XYZ_EULER_ANGLES with a warning, as MoveIt's ``OrientationConstraint::configure`` does.
+
+    Args:
+        model: The robot model.
+        X_WL: ``(L, 4, 4)`` link poses of the state the header frames are resolved in.
+        msg: The ``moveit_msgs/Constraints``.
+        frame_prefix: The node's frame prefix (accepted in frame ids and link names).
+        warn: Receives the warning about an unknown parameterization.
 
     Raises:
         FrameError: A header frame is unknown.
-        InvalidArgumentError: Bad primitives or poses.
+        UnknownNameError: A constraint names a link or joint the model does not have.
+        InvalidArgumentError: A NaN/inf number, a bad primitive or pose, a position constraint
+            without a primitive region, or a degenerate orientation quaternion.
     """
-    joints = tuple(JointConstraint(c.joint_name, c.position, c.tolerance_above,
-                                   c.tolerance_below, c.weight) for c in msg.joint_constraints)
+    joints = []
+    for k, c in enumerate(msg.joint_constraints):
+        if not (model.has_variable(c.joint_name) or model.has_joint(c.joint_name)):
+            raise UnknownNameError(c.joint_name, 'joint', model.joint_names)
+        _finite([c.position, c.tolerance_above, c.tolerance_below, c.weight],
+                f'joint_constraints[{k}] (position, tolerances, weight)')
+        joints.append(JointConstraint(c.joint_name, c.position, c.tolerance_above,
+                                      c.tolerance_below, c.weight))
     positions = []
-    for c in msg.position_constraints:
-        X_WH = frame_pose(model, X_WL, c.header.frame_id, frame_prefix)
-        region = tuple((shape_from_primitive(p), X_WH @ pose_to_matrix(pose)) for p, pose in zip(
-            c.constraint_region.primitives, c.constraint_region.primitive_poses, strict=False))
+    for k, c in enumerate(msg.position_constraints):
+        link = _link(model, c.link_name, frame_prefix)
         offset = c.target_point_offset
-        positions.append(PositionConstraint(strip_prefix(c.link_name, frame_prefix), region,
-                                            (offset.x, offset.y, offset.z), c.weight))
-    orientations = []
-    for c in msg.orientation_constraints:
+        _finite([offset.x, offset.y, offset.z, c.weight],
+                f'position_constraints[{k}] (target_point_offset, weight)')
+        if not len(c.constraint_region.primitives):
+            raise InvalidArgumentError(f'position_constraints[{k}] has no primitive in its '
+                                       'constraint_region (mesh regions are not supported)')
         X_WH = frame_pose(model, X_WL, c.header.frame_id, frame_prefix)
+        region = tuple(
+            (shape_from_primitive(p),
+             X_WH @ pose_to_matrix(pose, f'position_constraints[{k}] primitive_poses[{i}]'))
+            for i, (p, pose) in enumerate(zip(c.constraint_region.primitives,
+                                              c.constraint_region.primitive_poses,
+                                              strict=False)))
+        positions.append(PositionConstraint(link, region, (offset.x, offset.y, offset.z),
+                                            c.weight))
+    orientations = []
+    for k, c in enumerate(msg.orientation_constraints):
+        link = _link(model, c.link_name, frame_prefix)
         o = c.orientation
-        R = X_WH[:3, :3] @ rotation_from_quat_xyzw(np.array([o.x, o.y, o.z, o.w]))
+        q = check_quat_xyzw([o.x, o.y, o.z, o.w], f'orientation_constraints[{k}]',
+                            'the orientation')
+        tolerances = (c.absolute_x_axis_tolerance, c.absolute_y_axis_tolerance,
+                      c.absolute_z_axis_tolerance)
+        _finite([*tolerances, c.weight],
+                f'orientation_constraints[{k}] (absolute tolerances, weight)')
+        try:
+            parameterization = OrientationParameterization(c.parameterization)
+        except ValueError:
+            parameterization = OrientationParameterization.XYZ_EULER_ANGLES
+            if warn is not None:
+                warn(f'orientation_constraints[{k}]: unknown parameterization '
+                     f'{c.parameterization}, using XYZ_EULER_ANGLES (as MoveIt)')
+        X_WH = frame_pose(model, X_WL, c.header.frame_id, frame_prefix)
+        R = X_WH[:3, :3] @ rotation_from_quat_xyzw(q)
         orientations.append(OrientationConstraint(
-            strip_prefix(c.link_name, frame_prefix), tuple(quat_xyzw_from_rotation(R).tolist()),
-            (c.absolute_x_axis_tolerance, c.absolute_y_axis_tolerance,
-             c.absolute_z_axis_tolerance), OrientationParameterization(c.parameterization),
+            link, tuple(quat_xyzw_from_rotation(R).tolist()), tolerances, parameterization,
             c.weight))
-    return Constraints(msg.name, joints, tuple(positions), tuple(orientations))
+    return Constraints(msg.name, tuple(joints), tuple(positions), tuple(orientations))
 
 
 # ------------------------------------------------------------------------------ error codes
 
 
 def error_code(val: int, message: str = '', source: str = 'robot_state_core') -> Any:
-    """A filled ``moveit_msgs/MoveItErrorCodes``."""
-    return MoveItErrorCodes(val=int(val), message=message, source=source)
+    """A filled ``moveit_msgs/MoveItErrorCodes`` (the message clipped: it may quote requests)."""
+    return MoveItErrorCodes(val=int(val), message=clip(message, RESPONSE_MESSAGE_LIMIT),
+                            source=source)

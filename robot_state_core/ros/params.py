@@ -7,6 +7,8 @@ from typing import Any
 
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType
 
+from robot_state_core.ros.distro import ros_distro
+
 #: robot_state_publisher's publish_frequency range [Hz].
 PUBLISH_FREQUENCY_RANGE = (0.0, 1000.0)
 
@@ -27,7 +29,8 @@ class StatePublisherConfig:
         marker_rate: Marker publishing rate [Hz].
         marker_geometry: ``'visual'`` or ``'collision'``.
         use_robot_description_topic: Read the description from the ``robot_description`` topic
-            instead of the parameter (robot_state_publisher 3.4.4, Kilted; start-up only).
+            instead of the parameter (robot_state_publisher 3.4.4, Kilted; start-up only;
+            always false on Jazzy, where the parameter is not declared).
     """
 
     robot_description: str
@@ -45,6 +48,19 @@ class StatePublisherConfig:
 #: robot_state_publisher's name for the topic mode (the name its code declares; its README says
 #: ``description_from_topic``, a name the node never declares).
 DESCRIPTION_TOPIC_PARAMETER = 'use_robot_description_topic'
+#: Distributions whose robot_state_publisher has no topic mode (Jazzy ships 3.3.4): there the
+#: parameter is not declared, as upstream (decision R4).
+DISTROS_WITHOUT_TOPIC_MODE = frozenset({'jazzy'})
+
+
+def has_topic_mode(distro: str | None = None) -> bool:
+    """Whether this distribution's robot_state_publisher has ``use_robot_description_topic``.
+
+    Args:
+        distro: A distribution name; ``None`` asks :func:`~robot_state_core.ros.distro.ros_distro`
+            (an unknown distribution counts as having it: the newer behaviour).
+    """
+    return (ros_distro() if distro is None else distro.lower()) not in DISTROS_WITHOUT_TOPIC_MODE
 
 _STATE_PUBLISHER_PARAMETERS: tuple[tuple[str, Any, ParameterDescriptor], ...] = (
     (DESCRIPTION_TOPIC_PARAMETER, False, ParameterDescriptor(
@@ -92,11 +108,15 @@ _STATE_PUBLISHER_PARAMETERS: tuple[tuple[str, Any, ParameterDescriptor], ...] = 
 def declare_state_publisher_parameters(node: Any) -> None:
     """Declare every state publisher parameter on ``node`` (idempotent per node).
 
-    In the topic mode (``use_robot_description_topic`` true) ``robot_description`` is not
-    declared, as robot_state_publisher does not declare it then.
+    As each distribution's robot_state_publisher: on Jazzy ``use_robot_description_topic`` is
+    not declared (3.3.4 has no topic mode; a value given for it is ignored); in the topic mode
+    (``use_robot_description_topic`` true) ``robot_description`` is not declared.
     """
+    topic_mode = has_topic_mode()
     for name, default, descriptor in _STATE_PUBLISHER_PARAMETERS:
-        if name == 'robot_description' and node.get_parameter(
+        if name == DESCRIPTION_TOPIC_PARAMETER and not topic_mode:
+            continue
+        if name == 'robot_description' and topic_mode and node.get_parameter(
                 DESCRIPTION_TOPIC_PARAMETER).value:
             continue
         if not node.has_parameter(name):

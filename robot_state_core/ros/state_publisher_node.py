@@ -14,21 +14,29 @@ Where the description comes from, as robot_state_publisher:
 * when that parameter is empty, the URDF file named by the first non-ROS command-line argument
   (``robot_state_publisher robot.urdf``; Jazzy's and Kilted <= 3.4.3's deprecated fallback, kept
   here for every distribution, see docs/decisions.md);
-* with ``use_robot_description_topic`` (Kilted 3.4.4), the ``robot_description`` *topic*: the node
-  subscribes (transient local) instead of publishing, does not declare the ``robot_description``
-  parameter, and rebuilds the model from every description received; an invalid one is logged and
-  the current model kept.
+* with ``use_robot_description_topic`` (Kilted 3.4.4; not declared on Jazzy, whose 3.3.4 has no
+  topic mode), the ``robot_description`` *topic*: the node subscribes (transient local) instead of
+  publishing, does not declare the ``robot_description`` parameter, and rebuilds the model from
+  every description received; an invalid one is logged and the current model kept.
+
+Model listeners (:meth:`StatePublisherNode.add_model_listener`, the all-in-one process's service
+node) prepare every new model before it is accepted and switch with the publisher: a description
+a listener cannot use is refused, and once /tf_static carries the new links the services answer
+on them too.
 
 Beyond robot_state_publisher: planar, floating and rpy_floating joints reach /tf from MoveIt-style
-variable names; mimic chains are resolved; NaN/inf or a name/position mismatch drops the message
-with a throttled warning; unknown names are warned about once each. Callbacks are
-convert → core (:class:`~robot_state_core.tf_publishing.TfPublishingCore`) → convert, and never
-let an exception escape.
+variable names; mimic chains are resolved; NaN/inf, a degenerate floating-joint quaternion or a
+name/position mismatch drops the message with a throttled warning; unknown names are reported
+once each, in one throttled line per period (bounded memory, decision H11). Log lines clip user
+text (:mod:`robot_state_core.ros.log_limits`). Callbacks are convert → core
+(:class:`~robot_state_core.tf_publishing.TfPublishingCore`) → convert, and never let an exception
+escape.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -55,15 +63,24 @@ from robot_state_core.ros.conversions import (
     tf_message,
     TfMessageBuilder,
 )
+from robot_state_core.ros.log_limits import (
+    clip,
+    RESPONSE_MESSAGE_LIMIT,
+    ThrottledLogger,
+    WARN_THROTTLE_S,
+)
 from robot_state_core.ros.params import (
     declare_state_publisher_parameters,
     read_state_publisher_config,
     StatePublisherConfig,
 )
-from robot_state_core.tf_publishing import TfPublishingCore
+from robot_state_core.tf_publishing import JointStateUpdate, TfPublishingCore
 
-#: Seconds between repeats of the same per-message warning.
-WARN_THROTTLE_S = 5.0
+#: A model listener: prepares a new model (raising a RobotStateCoreError when it cannot use it)
+#: and returns the function that switches to it.
+ModelListener = Callable[[RobotModel], Callable[[], None]]
+#: Unknown names a summary line lists by name.
+UNKNOWN_NAMES_LISTED = 5
 
 
 def load_model(config: StatePublisherConfig, source: str = 'robot_description') -> RobotModel:
@@ -125,6 +142,13 @@ class StatePublisherNode(Node):
         self.core: TfPublishingCore | None = None
         self._static = FrameTransforms((), (), np.zeros((0, 3)), np.zeros((0, 4)))
         self._markers: list[Any] = []
+        self._log = ThrottledLogger(self.get_logger())
+        self._model_listeners: list[ModelListener] = []
+        self._validated: tuple[tuple[Any, ...], RobotModel, list[Callable[[], None]]] | None = \
+            None
+        self._unknown_count = 0
+        self._unknown_examples: list[str] = []
+        self._unknown_memory_full = False
         model: RobotModel | None = None
         if not self.config.use_robot_description_topic:
             try:
@@ -163,6 +187,7 @@ class StatePublisherNode(Node):
                                  qos.JOINT_STATES,
                                  qos_overriding_options=QoSOverridingOptions
                                  .with_default_policies())
+        self.create_timer(WARN_THROTTLE_S, self._report_unknown_names)  # the last burst too
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
 
@@ -192,6 +217,20 @@ class StatePublisherNode(Node):
             config = replace(config, robot_description=self._description)
         return config
 
+    def add_model_listener(self, listener: ModelListener) -> None:
+        """Have ``listener`` prepare, and switch to, every model this node accepts from now on.
+
+        ``listener(model)`` is called while a new description is validated (parameter change,
+        topic); it raises a :class:`~robot_state_core.errors.RobotStateCoreError` to refuse
+        the description, or returns a function that the node calls when it switches, just
+        before it publishes the new /tf_static.
+        """
+        self._model_listeners.append(listener)
+
+    def _prepare_listeners(self, model: RobotModel) -> list[Callable[[], None]]:
+        """Every listener's switch function for ``model`` (raises when one refuses it)."""
+        return [listener(model) for listener in self._model_listeners]
+
     def _on_description(self, msg: String) -> None:
         """Topic mode: build the model from a received description (keep the old one if bad)."""
         try:
@@ -200,12 +239,17 @@ class StatePublisherNode(Node):
                 raise RobotDescriptionError('empty description')
             config = replace(self._read_config(), robot_description=msg.data)
             model = load_model(config, source='robot_description topic')
+            switches = self._prepare_listeners(model)
             self.config = config
-            self._set_model(model, msg.data)
+            self._set_model(model, msg.data, switches)
         except Exception as exc:
-            self.get_logger().error(f'Failed to parse robot description from topic: {exc}')
+            self._log.error('description', f'Failed to parse robot description from topic: '
+                                           f'{exc}')
 
-    def _set_model(self, model: RobotModel, description: str) -> None:
+    def _set_model(self, model: RobotModel, description: str,
+                   switches: list[Callable[[], None]] | None = None) -> None:
+        for switch in switches or ():  # the listeners first: /tf_static below announces it
+            switch()
         for warning in model.load_warnings:
             self.get_logger().warning(f'robot_description: {warning}')
         self._model = model
@@ -276,18 +320,29 @@ class StatePublisherNode(Node):
 
     # ------------------------------------------------------------------ parameters
 
+    @staticmethod
+    def _description_key(config: StatePublisherConfig) -> tuple[Any, ...]:
+        return (config.robot_description, config.robot_description_semantic,
+                config.package_roots)
+
     def _validate_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         changes = {p.name: p.value for p in parameters}
         describing = 'robot_description' in changes or 'robot_description_semantic' in changes
+        self._validated = None
         if describing and (self._model is not None or 'robot_description' in changes):
             candidate = self._config_with(changes)
             try:
-                load_model(candidate)
+                model = load_model(candidate)
+                # the listeners (services) prepare it too: a description they cannot use (a
+                # collision mesh that is no mesh, ...) is refused before anything changes
+                switches = self._prepare_listeners(model) if self._model is not None else []
+                self._validated = (self._description_key(candidate), model, switches)
             except RobotStateCoreError as exc:
-                return SetParametersResult(successful=False, reason=str(exc))
+                return SetParametersResult(successful=False,
+                                           reason=clip(exc, RESPONSE_MESSAGE_LIMIT))
             except Exception as exc:
-                return SetParametersResult(successful=False, reason=f'invalid description: '
-                                                                    f'{exc}')
+                return SetParametersResult(successful=False, reason=clip(
+                    f'invalid description: {exc}', RESPONSE_MESSAGE_LIMIT))
         return SetParametersResult(successful=True)
 
     def _config_with(self, changes: dict[str, Any]) -> StatePublisherConfig:
@@ -308,8 +363,14 @@ class StatePublisherNode(Node):
             if self.core is None:  # topic mode before the first description: nothing to update
                 return
             if names & {'robot_description', 'robot_description_semantic', 'package_roots'}:
-                # validated before; swap atomically
-                self._set_model(load_model(self.config), self.config.robot_description)
+                # validated (and prepared by the listeners) before: swap atomically
+                validated, self._validated = self._validated, None
+                if validated is not None and validated[0] == self._description_key(self.config):
+                    _, model, switches = validated
+                else:
+                    model = load_model(self.config)
+                    switches = self._prepare_listeners(model)
+                self._set_model(model, self.config.robot_description, switches)
             else:
                 self.core.publish_frequency = self.config.publish_frequency
                 self.core.ignore_timestamp = self.config.ignore_timestamp
@@ -322,7 +383,7 @@ class StatePublisherNode(Node):
                     self._markers_reset = True
                     self._restart_marker_timer()
         except Exception as exc:
-            self.get_logger().error(f'failed to apply parameters: {exc}')
+            self._log.error('parameters', f'failed to apply parameters: {exc}')
 
     # ------------------------------------------------------------------ joint states
 
@@ -338,18 +399,13 @@ class StatePublisherNode(Node):
                 now = self.get_clock().now()
                 stamp_ns, stamp = now.nanoseconds, now.to_msg()
             update = self.core.process(names, positions, stamp_ns)
-            if update.new_unknown_names:
-                names_ = update.new_unknown_names
-                listed = ', '.join(f"'{n}'" for n in names_[:5])
-                more = f' and {len(names_) - 5} more' if len(names_) > 5 else ''
-                self.get_logger().warning(f'joint_states: unknown joint variable {listed}{more} '
-                                          '(ignored; each reported once)')
+            if update.new_unknown_names or update.unremembered_unknown:
+                self._note_unknown_names(update)
             if update.problem:
-                self.get_logger().warning(update.problem,
-                                          throttle_duration_sec=WARN_THROTTLE_S)
+                self._log.warning('dropped', f'joint_states: {update.problem}')
             if update.clock_reset:
-                self.get_logger().warning('Moved backwards in time, re-publishing joint '
-                                          'transforms!', throttle_duration_sec=WARN_THROTTLE_S)
+                self._log.warning('clock', 'Moved backwards in time, re-publishing joint '
+                                           'transforms!')
             if update.transforms is not None:
                 self._tf_pub.publish(self._tf_builder.build(update.transforms, stamp,
                                                             self.config.frame_prefix))
@@ -357,5 +413,34 @@ class StatePublisherNode(Node):
                 self._latencies_ms.append(
                     (self.get_clock().now().nanoseconds - stamp_ns) * 1e-6)
         except Exception as exc:
-            self.get_logger().error(f'joint_states callback failed: {exc}',
-                                    throttle_duration_sec=WARN_THROTTLE_S)
+            self._log.error('joint_states_internal', f'joint_states callback failed: '
+                                                     f'{type(exc).__name__}: {exc}')
+
+    def _note_unknown_names(self, update: JointStateUpdate) -> None:
+        """Collect unknown names for the next report line (bounded: a count and examples)."""
+        self._unknown_count += len(update.new_unknown_names) + update.unremembered_unknown
+        room = UNKNOWN_NAMES_LISTED - len(self._unknown_examples)
+        if room > 0:
+            self._unknown_examples += [*update.new_unknown_names,
+                                       *update.unremembered_examples][:room]
+        self._unknown_memory_full |= update.unremembered_unknown > 0
+        self._report_unknown_names()
+
+    def _report_unknown_names(self) -> None:
+        """One throttled line for the unknown names collected since the last one."""
+        try:
+            if not self._unknown_count or not self._log.would_log('unknown'):
+                return
+            listed = ', '.join(f"'{clip(n)}'" for n in self._unknown_examples)
+            more = self._unknown_count - len(self._unknown_examples)
+            if more > 0:
+                listed += f' and {more} more'
+            how = ('the memory of reported names is full, so further unknown names are counted '
+                   'here and may be reported again' if self._unknown_memory_full
+                   else 'each name is reported once')
+            self._log.warning('unknown', f'joint_states: unknown joint variable {listed} '
+                                         f'(ignored; {how})')
+            self._unknown_count, self._unknown_examples = 0, []
+            self._unknown_memory_full = False
+        except Exception as exc:
+            self._log.error('joint_states_internal', f'unknown-name report failed: {exc}')

@@ -3,12 +3,19 @@
 Services (relative names): ``compute_ik`` (moveit_msgs/GetPositionIK), ``compute_fk``
 (GetPositionFK), ``check_state_validity`` (GetStateValidity). Topics: ``joint_states`` (the
 current state), ``collision_object`` and ``attached_collision_object`` (the planning scene's world
-and attached objects), ``contact_markers`` (MarkerArray of the last validity check with contacts).
+and attached objects), ``contact_markers`` (MarkerArray of the last validity check with contacts),
+and, when the node loaded its own model, ``robot_description`` (transient local): the services
+follow every new description published there.
 
-Threading: services share one MutuallyExclusiveCallbackGroup, subscriptions another, so a long IK
-solve on a MultiThreadedExecutor never stalls joint states. Shared state (current RobotState and
-the planning scene) is snapshotted under one lock and never held during a solve. Every callback is
-convert → core → convert, and every request gets a MoveIt error code with message and source.
+Threading: compute_ik has its own MutuallyExclusiveCallbackGroup, compute_fk and
+check_state_validity share a second one and the subscriptions a third, so on a
+MultiThreadedExecutor a long IK solve stalls neither FK/validity nor joint states. The IK timeout
+a client may ask for is capped by the ``max_ik_timeout`` parameter. Shared state (the served model
+with its planning scene and current state) is snapshotted under one lock and never held during a
+solve; a new description is prepared (model, scene, meshes read, IK compiled) off to the side and
+swapped in atomically. Every callback is convert → core → convert; user errors get specific MoveIt
+error codes and throttled, clipped log lines; the catch-all (``FAILURE``, "internal error") is
+left for real bugs (docs/decisions.md, Services).
 
 MoveIt quirks we do not copy (decision C3): ``timeout.nanosec`` is honoured (MoveIt drops it);
 a zero timeout means the group default from ``kinematics.yaml``.
@@ -17,12 +24,15 @@ a zero timeout means the group default from ``kinematics.yaml``.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
 import math
 from pathlib import Path
 import threading
 import time
 from typing import Any
 
+from geometry_msgs.msg import PoseStamped
 from moveit_msgs.msg import (
     AttachedCollisionObject,
     CollisionObject,
@@ -32,14 +42,19 @@ from moveit_msgs.msg import (
 )
 from moveit_msgs.srv import GetPositionFK, GetPositionIK, GetStateValidity
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor, ParameterType
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
+from std_msgs.msg import String
 from visualization_msgs.msg import MarkerArray
 import yaml
 
-from robot_state_core.errors import RobotStateCoreError, UnknownNameError
+from robot_state_core.errors import (
+    InvalidArgumentError,
+    RobotStateCoreError,
+    UnknownNameError,
+)
 from robot_state_core.ik import IKRequest, prepare_ik, solve_ik
 from robot_state_core.markers import contact_markers
 from robot_state_core.planning_scene import (
@@ -51,6 +66,7 @@ from robot_state_core.robot_model import RobotModel
 from robot_state_core.robot_state import RobotState
 from robot_state_core.ros import qos
 from robot_state_core.ros.conversions import joint_state_arrays, marker_array
+from robot_state_core.ros.log_limits import clip, quoted, ThrottledLogger
 from robot_state_core.ros.moveit_conversions import (
     apply_robot_state_msg,
     constraints_from_msg,
@@ -63,9 +79,12 @@ from robot_state_core.ros.moveit_conversions import (
     strip_prefix,
     world_object_from_msg,
 )
+from robot_state_core.ros.params import StatePublisherConfig
+from robot_state_core.ros.state_publisher_node import load_model
 
 SOURCE = 'robot_state_core'
-WARN_THROTTLE_S = 5.0
+#: Default of ``max_ik_timeout`` [s]: the longest IK solve a client can ask for.
+MAX_IK_TIMEOUT_S = 1.0
 
 _SERVER_PARAMETERS: tuple[tuple[str, Any, ParameterDescriptor], ...] = (
     ('robot_description', '', ParameterDescriptor(
@@ -77,6 +96,12 @@ _SERVER_PARAMETERS: tuple[tuple[str, Any, ParameterDescriptor], ...] = (
     ('kinematics_config', '', ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING, read_only=True,
         description='Path of a MoveIt-style kinematics.yaml (per-group IK timeout).')),
+    ('max_ik_timeout', MAX_IK_TIMEOUT_S, ParameterDescriptor(
+        type=ParameterType.PARAMETER_DOUBLE,
+        description='Longest IK solve a compute_ik request gets [s]: a longer request timeout '
+                    "(or group default from kinematics.yaml) is cut to it, and the response's "
+                    'message says so.',
+        floating_point_range=[FloatingPointRange(from_value=0.001, to_value=60.0)])),
     ('frame_prefix', '', ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING,
         description='Frame prefix of the TF tree; accepted (and stripped) in request frames.')),
@@ -112,17 +137,37 @@ class _ServiceStats:
         self.last_ms[name] = ms
 
 
+@dataclass(frozen=True, eq=False)
+class ServedModel:
+    """What the services answer on: a model, its planning scene and its description.
+
+    Built by :meth:`StateServerNode.prepare_model` off to the side and swapped in as a whole by
+    :meth:`StateServerNode.use_model`, so a request sees one model and one scene.
+
+    Attributes:
+        model: The robot model (with kinematics.yaml applied).
+        scene: Its planning scene (world objects, attached bodies, current state).
+        description: The URDF it was built from ('' when it was given as a model).
+    """
+
+    model: RobotModel
+    scene: PlanningScene
+    description: str = ''
+
+
 class StateServerNode(Node):
     """compute_ik / compute_fk / check_state_validity over a planning scene.
 
     Args:
         node_name: Node name.
-        model: A model to share (the all-in-one process passes the publisher's); ``None``
-            loads ``robot_description`` (+ semantic) from the parameters.
+        model: A model to share (the all-in-one process passes the publisher's and then
+            follows it through :meth:`model_listener`); ``None`` loads ``robot_description``
+            (+ semantic) from the parameters and follows the ``robot_description`` topic.
         **kwargs: Forwarded to ``rclpy.node.Node`` (``parameter_overrides``, ``context``...).
 
     Raises:
-        RobotDescriptionError: No model given and the description parameter is empty/invalid.
+        RobotDescriptionError: No model given and the description parameter is empty/invalid,
+            or a collision mesh of the model cannot be read.
     """
 
     def __init__(self, node_name: str = 'robot_state_server', model: RobotModel | None = None,
@@ -130,43 +175,29 @@ class StateServerNode(Node):
         super().__init__(node_name, **kwargs)
         for name, default, descriptor in _SERVER_PARAMETERS:
             self.declare_parameter(name, default, descriptor)
+        self._log = ThrottledLogger(self.get_logger())
+        self._lock = threading.Lock()
+        follow_topic = model is None
         try:
-            kinematics = _load_kinematics(self.get_parameter('kinematics_config').value)
+            self._kinematics = _load_kinematics(self.get_parameter('kinematics_config').value)
+            description = ''
             if model is None:
-                from robot_state_core.ros.params import StatePublisherConfig
-                from robot_state_core.ros.state_publisher_node import load_model
-
-                model = load_model(StatePublisherConfig(
-                    robot_description=self.get_parameter('robot_description').value,
-                    robot_description_semantic=self.get_parameter(
-                        'robot_description_semantic').value,
-                    package_roots=tuple(p for p in self.get_parameter('package_roots').value
-                                        if p)))
-            if kinematics:
-                model = RobotModel.from_scene_graph(model.to_scene_graph(), model.srdf,
-                                                    kinematics)
+                description = self.get_parameter('robot_description').value
+                model = load_model(self._config(description))
+            served = self.prepare_model(model, description)
         except (RobotStateCoreError, OSError, yaml.YAMLError):
             self.destroy_node()
             raise
-        self.model = model
-        self.scene = PlanningScene(model)
-        for name in model.group_names:  # compile IK kernels now, not inside a request timeout
-            group = model.group(name)
-            if group.tip_link and group.active_joint_names:
-                try:
-                    prepare_ik(model, name)
-                except RobotStateCoreError as exc:
-                    self.get_logger().debug(f'IK not prepared for group {name!r}: {exc}')
-        self._lock = threading.Lock()
+        self._served = served
         self.stats = _ServiceStats()
-        services = MutuallyExclusiveCallbackGroup()
+        ik = MutuallyExclusiveCallbackGroup()
+        queries = MutuallyExclusiveCallbackGroup()  # FK and validity: never behind an IK solve
         topics = MutuallyExclusiveCallbackGroup()
-        self.create_service(GetPositionIK, 'compute_ik', self._on_compute_ik,
-                            callback_group=services)
+        self.create_service(GetPositionIK, 'compute_ik', self._on_compute_ik, callback_group=ik)
         self.create_service(GetPositionFK, 'compute_fk', self._on_compute_fk,
-                            callback_group=services)
+                            callback_group=queries)
         self.create_service(GetStateValidity, 'check_state_validity', self._on_validity,
-                            callback_group=services)
+                            callback_group=queries)
         self.create_subscription(JointState, 'joint_states', self._on_joint_state,
                                  qos.JOINT_STATES, callback_group=topics)
         self.create_subscription(CollisionObject, 'collision_object', self._on_collision_object,
@@ -174,9 +205,101 @@ class StateServerNode(Node):
         self.create_subscription(AttachedCollisionObject, 'attached_collision_object',
                                  self._on_attached_object, qos.COLLISION_OBJECTS,
                                  callback_group=topics)
+        if follow_topic:
+            self.create_subscription(String, 'robot_description', self._on_description,
+                                     qos.LATCHED, callback_group=topics)
         self._contacts_pub = self.create_publisher(MarkerArray, 'contact_markers', qos.MARKERS)
-        self.get_logger().info(f"services ready for robot '{model.name}' (groups: "
-                               f"{', '.join(model.group_names) or 'none'})")
+        model = served.model
+        self.get_logger().info(f"services ready for robot '{clip(model.name)}' (groups: "
+                               f"{quoted(model.group_names, count=10) or 'none'})")
+
+    # ------------------------------------------------------------------ the served model
+
+    def _config(self, description: str) -> StatePublisherConfig:
+        return StatePublisherConfig(
+            robot_description=description,
+            robot_description_semantic=self.get_parameter('robot_description_semantic').value,
+            package_roots=tuple(p for p in self.get_parameter('package_roots').value if p))
+
+    def prepare_model(self, model: RobotModel, description: str = '') -> ServedModel:
+        """Everything the services need for ``model``, built without touching the served one.
+
+        Applies kinematics.yaml, builds the planning scene, reads every collision mesh (a
+        description whose meshes cannot be read is refused, decision V8) and compiles the IK
+        kernels (not inside a request timeout).
+
+        Raises:
+            RobotDescriptionError: A collision mesh is missing, unreadable or not a mesh.
+        """
+        if self._kinematics:
+            model = RobotModel.from_scene_graph(model.to_scene_graph(), model.srdf,
+                                                self._kinematics)
+        scene = PlanningScene(model)
+        scene.geometry.load_meshes()
+        for name in model.group_names:
+            group = model.group(name)
+            if group.tip_link and group.active_joint_names:
+                try:
+                    prepare_ik(model, name)
+                except RobotStateCoreError as exc:
+                    self.get_logger().debug(f'IK not prepared for group {name!r}: {exc}')
+        return ServedModel(model, scene, description)
+
+    def use_model(self, served: ServedModel) -> None:
+        """Swap the services to a prepared model, atomically (one lock, one assignment).
+
+        World objects are carried over to the new scene; attached bodies, which belong to links
+        of the old robot, are dropped (logged).
+        """
+        with self._lock:
+            old = self._served
+            carried = 0
+            for obj in old.scene.world.values():
+                try:
+                    served.scene.apply_world_object(CollisionObjectOperation.ADD, obj.id, obj.X_WO,
+                                                    obj.shapes, obj.subframes)
+                    carried += 1
+                except RobotStateCoreError as exc:
+                    self._log.warning('carry_world', f'world object {clip(obj.id)!r} not kept '
+                                                     f'for the new robot: {exc}')
+            dropped = len(old.scene.current_state.get_attached_bodies())
+            self._served = served
+        model = served.model
+        note = f'; {dropped} attached object(s) dropped' if dropped else ''
+        self.get_logger().info(f"services now answer for robot '{clip(model.name)}' "
+                               f'({model.link_count} links; {carried} world object(s) kept{note})')
+
+    def model_listener(self, model: RobotModel) -> Callable[[], None]:
+        """Prepare ``model`` now and return the function that swaps it in.
+
+        The all-in-one process registers this with the state publisher
+        (:meth:`StatePublisherNode.add_model_listener`): a description the services cannot use
+        is refused before anything changes, and both nodes switch together.
+        """
+        served = self.prepare_model(model)
+        return lambda: self.use_model(served)
+
+    @property
+    def model(self) -> RobotModel:
+        """The model the services currently answer on."""
+        return self._served.model
+
+    @property
+    def scene(self) -> PlanningScene:
+        """The planning scene of the current model (lock-free read; see :meth:`_snapshot`)."""
+        return self._served.scene
+
+    def _on_description(self, msg: String) -> None:
+        """Follow the robot_description topic: a new description replaces the served model."""
+        try:
+            if msg.data == self._served.description:
+                return
+            model = load_model(self._config(msg.data), source='robot_description topic')
+            self.use_model(self.prepare_model(model, msg.data))
+        except Exception as exc:  # a bad description keeps the current model
+            self._log.error('description', f'robot_description topic: description refused, the '
+                                           f"services keep robot '{clip(self.model.name)}': "
+                                           f'{exc}')
 
     # ------------------------------------------------------------------ helpers
 
@@ -184,9 +307,15 @@ class StateServerNode(Node):
     def _prefix(self) -> str:
         return str(self.get_parameter('frame_prefix').value or '')
 
-    def _snapshot(self) -> RobotState:
+    def _snapshot(self) -> tuple[ServedModel, RobotState]:
+        """The served model and a copy of its current state, taken together under the lock."""
         with self._lock:
-            return self.scene.current_state.copy()
+            served = self._served
+            return served, served.scene.current_state.copy()
+
+    def _scene_copy(self, served: ServedModel) -> PlanningScene:
+        with self._lock:
+            return served.scene.copy()
 
     def status_text(self) -> str:
         """One-line service statistics: calls and mean/last time per service."""
@@ -203,33 +332,41 @@ class StateServerNode(Node):
         try:
             names, positions = joint_state_arrays(msg)
             if len(names) != positions.size or not np.isfinite(positions).all():
-                self.get_logger().warning('joint_states: invalid message ignored',
-                                          throttle_duration_sec=WARN_THROTTLE_S)
+                self._log.warning('joint_states', 'joint_states: message with a name/position '
+                                                  'length mismatch or NaN/inf ignored')
                 return
             with self._lock:
-                self.scene.current_state.set_variable_positions(list(names), positions,
-                                                                unknown='ignore')
+                self._served.scene.current_state.set_variable_positions(list(names), positions,
+                                                                       unknown='ignore')
+        except RobotStateCoreError as exc:  # e.g. a degenerate floating-joint quaternion
+            self._log.warning('joint_states', f'joint_states: message ignored: {exc}')
         except Exception as exc:
-            self.get_logger().error(f'joint_states callback failed: {exc}',
-                                    throttle_duration_sec=WARN_THROTTLE_S)
+            self._log.error('joint_states_internal', f'joint_states callback failed: '
+                                                     f'{type(exc).__name__}: {exc}')
 
-    def _object_from_msg(self, msg: CollisionObject) -> tuple[np.ndarray, list[Any],
-                                                              dict[str, np.ndarray]]:
-        return world_object_from_msg(self.model, self.scene.current_state.get_link_poses(),
-                                     msg, self.scene, self._prefix)
+    def _object_from_msg(self, served: ServedModel, msg: CollisionObject
+                         ) -> tuple[np.ndarray, list[Any], dict[str, np.ndarray]]:
+        return world_object_from_msg(served.model, served.scene.current_state.get_link_poses(),
+                                     msg, served.scene, self._prefix)
 
     def _on_collision_object(self, msg: CollisionObject) -> None:
         try:
             op = CollisionObjectOperation(msg.operation[0] if isinstance(msg.operation, bytes)
                                           else msg.operation)
             with self._lock:
+                served = self._served
                 if op is CollisionObjectOperation.REMOVE:
-                    self.scene.apply_world_object(op, msg.id)
+                    served.scene.apply_world_object(op, msg.id)
                 else:
-                    X_WO, shapes, subframes = self._object_from_msg(msg)
-                    self.scene.apply_world_object(op, msg.id, X_WO, shapes, subframes)
+                    X_WO, shapes, subframes = self._object_from_msg(served, msg)
+                    served.scene.apply_world_object(op, msg.id, X_WO, shapes, subframes)
+        except (RobotStateCoreError, ValueError) as exc:
+            self._log.warning('collision_object', f"collision_object '{clip(msg.id)}' "
+                                                  f'ignored: {exc}')
         except Exception as exc:
-            self.get_logger().warning(f"collision_object '{msg.id}': {exc}")
+            self._log.error('collision_object_internal', f"collision_object '{clip(msg.id)}': "
+                                                         f'internal error: {type(exc).__name__}: '
+                                                         f'{exc}')
 
     def _on_attached_object(self, msg: AttachedCollisionObject) -> None:
         try:
@@ -238,18 +375,25 @@ class StateServerNode(Node):
                                           else obj.operation)
             link = strip_prefix(msg.link_name, self._prefix)
             with self._lock:
+                served = self._served
                 if op is CollisionObjectOperation.REMOVE:
-                    self.scene.detach_object(obj.id)
+                    served.scene.detach_object(obj.id)
                 else:
                     shapes: list[Any] = []
                     X_WO = None
                     subframes: dict[str, np.ndarray] = {}
                     if obj.primitives or obj.meshes:
-                        X_WO, shapes, subframes = self._object_from_msg(obj)
-                    self.scene.attach_object(link, obj.id, X_WO, shapes, subframes,
-                                             touch_links=list(msg.touch_links))
+                        X_WO, shapes, subframes = self._object_from_msg(served, obj)
+                    served.scene.attach_object(link, obj.id, X_WO, shapes, subframes,
+                                               touch_links=list(msg.touch_links))
+        except (RobotStateCoreError, ValueError) as exc:
+            self._log.warning('attached_collision_object', f"attached_collision_object "
+                                                           f"'{clip(msg.object.id)}' ignored: "
+                                                           f'{exc}')
         except Exception as exc:
-            self.get_logger().warning(f"attached_collision_object '{msg.object.id}': {exc}")
+            self._log.error('attached_collision_object_internal',
+                            f"attached_collision_object '{clip(msg.object.id)}': internal error: "
+                            f'{type(exc).__name__}: {exc}')
 
     # ------------------------------------------------------------------ compute_ik
 
@@ -257,20 +401,33 @@ class StateServerNode(Node):
         start = time.perf_counter()
         try:
             self._compute_ik(request.ik_request, response)
-        except Exception as exc:
+        except Exception as exc:  # a bug: user errors have their own codes
+            self._log.error('compute_ik_internal', f'compute_ik: internal error: '
+                                                   f'{type(exc).__name__}: {exc}')
             response.error_code = error_code(MoveItErrorCodes.FAILURE, f'internal error: {exc}',
                                              SOURCE)
         self.stats.record('compute_ik', (time.perf_counter() - start) * 1e3)
         return response
 
+    def _ik_timeout(self, req: Any, default: float) -> tuple[float, str]:
+        """The solve's timeout [s] (request, else group default; capped) and a note on the cap."""
+        requested = req.timeout.sec + req.timeout.nanosec * 1e-9
+        timeout = requested if requested > 0 else default
+        cap = float(self.get_parameter('max_ik_timeout').value)
+        if not math.isfinite(timeout) or timeout > cap:
+            what = 'requested timeout' if requested > 0 else 'group default timeout'
+            return cap, f'{what} {timeout:g} s capped to max_ik_timeout = {cap:g} s'
+        return timeout, ''
+
     def _compute_ik(self, req: Any, response: Any) -> None:
         codes = MoveItErrorCodes
-        if not self.model.has_group(req.group_name):
+        served, state = self._snapshot()
+        model = served.model
+        if not model.has_group(req.group_name):
             response.error_code = error_code(codes.INVALID_GROUP_NAME,
-                                             f"unknown group '{req.group_name}'", SOURCE)
+                                             f"unknown group '{clip(req.group_name)}'", SOURCE)
             return
-        group = self.model.group(req.group_name)
-        state = self._snapshot()
+        group = model.group(req.group_name)
         try:
             apply_robot_state_msg(state, req.robot_state)
         except RobotStateCoreError as exc:
@@ -284,37 +441,42 @@ class StateServerNode(Node):
                     f'{len(req.pose_stamped_vector)} poses', SOURCE)
                 return
             tips = [strip_prefix(n, self._prefix) for n in req.ik_link_names]
-            poses = list(req.pose_stamped_vector)
+            poses = [(p, f'pose_stamped_vector[{k}]')
+                     for k, p in enumerate(req.pose_stamped_vector)]
         else:
             tip = strip_prefix(req.ik_link_name, self._prefix) or group.tip_link
-            tips, poses = [tip], [req.pose_stamped]
-        unknown = [t for t in tips if not self.model.has_link(t)]
+            tips, poses = [tip], [(req.pose_stamped, 'pose_stamped')]
+        unknown = [t for t in tips if not model.has_link(t)]
         if unknown or not all(tips):
             response.error_code = error_code(
-                codes.INVALID_LINK_NAME, f'unknown or missing IK link(s) {unknown or tips} for '
-                f"group '{group.name}'", SOURCE)
+                codes.INVALID_LINK_NAME, f'unknown or missing IK link(s) '
+                f'{quoted(unknown or tips)} for group {group.name!r}', SOURCE)
             return
         try:
-            targets = tuple(pose_stamped_in_model_frame(self.model, X_WL, p, self._prefix)
-                            for p in poses)
-        except (FrameError, RobotStateCoreError) as exc:
+            targets = tuple(pose_stamped_in_model_frame(model, X_WL, p, self._prefix, what)
+                            for p, what in poses)
+            constraints = None
+            c = req.constraints
+            if len(c.joint_constraints) or len(c.position_constraints) \
+                    or len(c.orientation_constraints):
+                constraints = constraints_from_msg(
+                    model, X_WL, c, self._prefix,
+                    warn=lambda text: self._log.warning('constraints', f'compute_ik: {text}'))
+        except FrameError as exc:
             response.error_code = error_code(codes.FRAME_TRANSFORM_FAILURE, str(exc), SOURCE)
             return
-        timeout = req.timeout.sec + req.timeout.nanosec * 1e-9
+        except UnknownNameError as exc:
+            code = codes.INVALID_LINK_NAME if exc.kind == 'link' else \
+                codes.INVALID_GOAL_CONSTRAINTS
+            response.error_code = error_code(code, f'constraints: {exc}', SOURCE)
+            return
+        except InvalidArgumentError as exc:  # NaN goal, degenerate quaternion, bad constraint
+            response.error_code = error_code(codes.INVALID_GOAL_CONSTRAINTS, str(exc), SOURCE)
+            return
+        timeout, capped = self._ik_timeout(req, float(group.default_ik_timeout))
         validity = None
-        constraints = None
-        if len(req.constraints.joint_constraints) or len(req.constraints.position_constraints) \
-                or len(req.constraints.orientation_constraints):
-            try:
-                constraints = constraints_from_msg(self.model, X_WL, req.constraints,
-                                                   self._prefix)
-            except (FrameError, RobotStateCoreError) as exc:
-                response.error_code = error_code(codes.FRAME_TRANSFORM_FAILURE, str(exc),
-                                                 SOURCE)
-                return
         if req.avoid_collisions or constraints is not None:
-            with self._lock:
-                scene = self.scene.copy()
+            scene = self._scene_copy(served)
             checker = state.copy()
 
             def validity(q: np.ndarray) -> bool:
@@ -324,21 +486,21 @@ class StateServerNode(Node):
                                               check_collisions=bool(req.avoid_collisions))
                 return bool(result.valid)
 
-        result = solve_ik(self.model, IKRequest(
+        result = solve_ik(model, IKRequest(
             group=group.name, targets=targets, tip_links=tuple(tips),
-            seed=np.array(state.positions), timeout=timeout if timeout > 0 else None,
-            validity_callback=validity))
+            seed=np.array(state.positions), timeout=timeout, validity_callback=validity))
+        note = f' ({capped})' if capped else ''
         if result.success:
             state.set_variable_positions(result.q)
             response.solution = robot_state_to_msg(state)
-            response.error_code = error_code(codes.SUCCESS, '', SOURCE)
+            response.error_code = error_code(codes.SUCCESS, capped, SOURCE)
         elif result.status.value == 'invalid_request':
             response.error_code = error_code(codes.INVALID_ROBOT_STATE, result.message, SOURCE)
         else:
             response.error_code = error_code(
                 codes.NO_IK_SOLUTION, f'no solution within {result.elapsed * 1e3:.1f} ms '
                 f'({result.status.value}; best error {result.position_error:.2e} m, '
-                f'{result.rotation_error:.2e} rad)', SOURCE)
+                f'{result.rotation_error:.2e} rad){note}', SOURCE)
 
     # ------------------------------------------------------------------ compute_fk
 
@@ -346,77 +508,91 @@ class StateServerNode(Node):
         start = time.perf_counter()
         codes = MoveItErrorCodes
         try:
-            state = self._snapshot()
-            try:
-                apply_robot_state_msg(state, request.robot_state)
-            except RobotStateCoreError as exc:
-                response.error_code = error_code(codes.INVALID_ROBOT_STATE, str(exc), SOURCE)
-                return response
-            X_WL = state.get_link_poses()
-            try:
-                X_WH = frame_pose(self.model, X_WL, request.header.frame_id, self._prefix)
-            except FrameError as exc:
-                response.error_code = error_code(codes.FRAME_TRANSFORM_FAILURE, str(exc), SOURCE)
-                return response
-            X_HW = np.linalg.inv(X_WH)
-            frame = request.header.frame_id or (self._prefix + self.model.model_frame)
-            unknown = []
-            for name in request.fk_link_names:
-                link = strip_prefix(name, self._prefix)
-                if not self.model.has_link(link):
-                    unknown.append(name)
-                    continue
-                from geometry_msgs.msg import PoseStamped
-
-                ps = PoseStamped()
-                ps.header.frame_id = frame
-                ps.header.stamp = self.get_clock().now().to_msg()
-                ps.pose = matrix_to_pose(X_HW @ X_WL[self.model.link_index(link)])
-                response.pose_stamped.append(ps)
-                response.fk_link_names.append(name)
-            if not request.fk_link_names or unknown:
-                response.error_code = error_code(
-                    codes.INVALID_LINK_NAME, f'unknown link(s) {unknown}' if unknown
-                    else 'fk_link_names is empty', SOURCE)
-            else:
-                response.error_code = error_code(codes.SUCCESS, '', SOURCE)
-        except Exception as exc:
+            self._compute_fk(request, response)
+        except Exception as exc:  # a bug: user errors have their own codes
+            self._log.error('compute_fk_internal', f'compute_fk: internal error: '
+                                                   f'{type(exc).__name__}: {exc}')
             response.error_code = error_code(codes.FAILURE, f'internal error: {exc}', SOURCE)
         self.stats.record('compute_fk', (time.perf_counter() - start) * 1e3)
         return response
+
+    def _compute_fk(self, request: Any, response: Any) -> None:
+        codes = MoveItErrorCodes
+        served, state = self._snapshot()
+        model = served.model
+        try:
+            apply_robot_state_msg(state, request.robot_state)
+        except RobotStateCoreError as exc:
+            response.error_code = error_code(codes.INVALID_ROBOT_STATE, str(exc), SOURCE)
+            return
+        X_WL = state.get_link_poses()
+        try:
+            X_WH = frame_pose(model, X_WL, request.header.frame_id, self._prefix)
+        except FrameError as exc:
+            response.error_code = error_code(codes.FRAME_TRANSFORM_FAILURE, str(exc), SOURCE)
+            return
+        X_HW = np.linalg.inv(X_WH)
+        frame = request.header.frame_id or (self._prefix + model.model_frame)
+        stamp = self.get_clock().now().to_msg()
+        unknown = []
+        for name in request.fk_link_names:
+            link = strip_prefix(name, self._prefix)
+            if not model.has_link(link):
+                unknown.append(name)
+                continue
+            ps = PoseStamped()
+            ps.header.frame_id = frame
+            ps.header.stamp = stamp
+            ps.pose = matrix_to_pose(X_HW @ X_WL[model.link_index(link)])
+            response.pose_stamped.append(ps)
+            response.fk_link_names.append(name)
+        if not request.fk_link_names or unknown:
+            response.error_code = error_code(
+                codes.INVALID_LINK_NAME, f'unknown link(s) {quoted(unknown)}' if unknown
+                else 'fk_link_names is empty', SOURCE)
+        else:
+            response.error_code = error_code(codes.SUCCESS, '', SOURCE)
 
     # ------------------------------------------------------------------ check_state_validity
 
     def _on_validity(self, request: Any, response: Any) -> Any:
         start = time.perf_counter()
         try:
-            self._validity(request, response)
-        except Exception as exc:
-            self.get_logger().error(f'check_state_validity failed: {exc}')
+            problem = self._validity(request, response)
+            if problem:  # a user error: GetStateValidity has no error code, so say it in the log
+                self._log.warning('check_state_validity', f'check_state_validity: {problem}; '
+                                                          'answered valid = false')
+                response.valid = False
+        except Exception as exc:  # a bug
+            self._log.error('check_state_validity_internal', f'check_state_validity: internal '
+                                                             f'error: {type(exc).__name__}: '
+                                                             f'{exc}')
             response.valid = False
         self.stats.record('check_state_validity', (time.perf_counter() - start) * 1e3)
         return response
 
-    def _validity(self, request: Any, response: Any) -> None:
-        state = self._snapshot()
-        with self._lock:
-            scene = self.scene.copy()
+    def _validity(self, request: Any, response: Any) -> str:
+        """Fill ``response``; return the user error that makes the request unanswerable, or ''."""
+        served, state = self._snapshot()
+        model = served.model
         try:
             apply_robot_state_msg(state, request.robot_state)
         except RobotStateCoreError as exc:
-            self.get_logger().warning(f'check_state_validity: invalid robot_state: {exc}')
-            response.valid = False
-            return
+            return f'invalid robot_state: {exc}'
         group = request.group_name or None
-        if group is not None and not self.model.has_group(group):
-            self.get_logger().warning(f"check_state_validity: unknown group '{group}'")
-            response.valid = False
-            return
-        constraints = constraints_from_msg(self.model, state.get_link_poses(),
-                                           request.constraints, self._prefix)
+        if group is not None and not model.has_group(group):
+            return f"unknown group '{clip(group)}'"
+        try:
+            constraints = constraints_from_msg(
+                model, state.get_link_poses(), request.constraints, self._prefix,
+                warn=lambda text: self._log.warning('constraints',
+                                                    f'check_state_validity: {text}'))
+        except RobotStateCoreError as exc:  # unknown frame/link/joint, bad numbers/primitives
+            return f'invalid constraints: {exc}'
+        scene = self._scene_copy(served)
         result = scene.is_state_valid(state, group, constraints, contacts=True)
         stamp = self.get_clock().now().to_msg()
-        frame = self._prefix + self.model.model_frame
+        frame = self._prefix + model.model_frame
         for c in result.contacts:
             info = ContactInformation()
             info.header.frame_id = frame
@@ -434,9 +610,10 @@ class StateServerNode(Node):
         if result.contacts:
             self._contacts_pub.publish(marker_array(
                 contact_markers([(c.body_name_1, c.body_name_2, c.position_W)
-                                 for c in result.contacts], self.model.model_frame),
+                                 for c in result.contacts], model.model_frame),
                 stamp, self._prefix, delete_all_first=True))
+        return ''
 
 
-__all__ = ['BodyType', 'StateServerNode', 'UnknownNameError', 'server_parameter_types']
-_ = math  # reserved for future timeout arithmetic
+__all__ = ['BodyType', 'ServedModel', 'StateServerNode', 'UnknownNameError',
+           'server_parameter_types']
