@@ -285,7 +285,8 @@ class TfPublishingCore:
         # only then replace the stored ones (a degenerate quaternion must not stick).
         q = self._q.copy()
         q[resolved.variable_indices] = pos[resolved.input_indices]
-        self.model.apply_mimic(q)
+        with np.errstate(over='ignore', invalid='ignore'):  # an overflow is reported below
+            self.model.apply_mimic(q)
         problem = self._candidate_problem(q)
         if problem:
             return JointStateUpdate(None, problem, **unknown_info)

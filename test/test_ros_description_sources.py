@@ -204,3 +204,87 @@ def test_all_in_one_topic_mode_starts_the_services_with_the_first_description(
         assert (p.x, p.y, p.z) == pytest.approx((0.2, 0.0, 0.6))  # shoulder 0: 0.5 + 0.1 up
     finally:
         assert child.stop() == 0, child.lines
+
+
+# ---------------------------------------------------------------------------- issue 10 item 7
+
+
+def _rcl_parameter(ros_domain: int, rule_value: str) -> str:
+    """What a node gets for ``-p robot_description:=<rule_value>`` after rcl parsed it."""
+    from rclpy.context import Context
+    from rclpy.node import Node
+
+    context = Context()
+    rclpy.init(args=['node', '--ros-args', '-p', f'robot_description:={rule_value}'],
+               context=context, domain_id=ros_domain)
+    try:
+        node = Node('rcl_yaml_probe', context=context)
+        try:
+            node.declare_parameter('robot_description', '')
+            return node.get_parameter('robot_description').value
+        finally:
+            node.destroy_node()
+    finally:
+        rclpy.try_shutdown(context=context)
+
+
+def test_what_rcl_does_with_a_p_value(ros_domain) -> None:
+    """The rcl library parses every ``-p`` value as YAML, for rclpy and rclcpp alike.
+
+    The parser is ``rcl_parse_yaml_value``.
+
+    Line breaks of a multi-line XML text fold into spaces (harmless for XML); ``' #'`` starts a
+    comment, so the rest of the description is silently dropped; ``': '`` (or a ``':'`` at a
+    line end) starts a mapping, and rcl refuses the whole command line. This is why the README
+    recipe ``-p robot_description:="$(cat robot.urdf)"`` failed on our own robot, whose header
+    comment had ``robot_name: ...`` (the same happens with the C++ robot_state_publisher).
+    """
+    from rclpy.impl.implementation_singleton import rclpy_implementation
+
+    folded = _rcl_parameter(ros_domain, '<robot name="a">\n  <link name="b"/>\n</robot>')
+    assert folded == '<robot name="a"> <link name="b"/> </robot>'
+    cut = _rcl_parameter(ros_domain, '<robot name="a"> <!-- x # y --> </robot>')
+    assert cut == '<robot name="a"> <!-- x'
+    with pytest.raises(rclpy_implementation.RCLInvalidROSArgsError):
+        _rcl_parameter(ros_domain, '<robot name="a">\n<!-- note: a comment -->\n</robot>')
+
+
+def test_readme_recipe_works_on_the_embedded_robot(ros) -> None:
+    """``-p robot_description:="$(cat robot.urdf)"`` on the embedded robot publishes it.
+
+    The received description is rcl's folded text (line breaks become spaces); it describes the
+    same fixed joints as the file.
+    """
+    text = URDF.read_text(encoding='utf-8')
+    transforms, description = _run(ros, 'recipe_listener', '--ros-args', '-p',
+                                   f'robot_description:={text.rstrip(chr(10))}')
+    assert description.split() == text.split()
+    assert {c: p for p, c, _, _ in transforms} == _fixed_joints(text) == \
+        _fixed_joints(description)
+
+
+@pytest.mark.parametrize(('comment', 'fragment'), [
+    ('<!-- base: the mobile base -->', 'starts a YAML mapping'),
+    ('<!-- issue #12 -->', 'starts a YAML comment'),
+])
+def test_yaml_hostile_description_is_one_line_and_exit_code_1(ros_domain, comment,
+                                                              fragment) -> None:
+    """A -p description rcl would refuse or cut: one line naming the line and the fix; exit 1.
+
+    Before: a Python traceback (rcl's RCLInvalidROSArgsError) for ': ', and for ' #' a
+    description silently cut at the comment.
+    """
+    text = URDF.read_text(encoding='utf-8').replace(
+        '<robot name="rsc_mobile_manipulator">', f'<robot name="rsc_mobile_manipulator">\n'
+        f'  {comment}', 1)
+    line = text.splitlines().index(f'  {comment}') + 1
+    children = {name: node_process('--ros-args', '-p', f'robot_description:={text}',
+                                   entry=entry)
+                for name, entry in (('robot_state_publisher', STATE_PUBLISHER),
+                                    ('robot_state_core_all', ALL_IN_ONE))}
+    for name, child in children.items():
+        assert child.proc.wait(timeout=60) == 1
+        child.stop()
+        assert len(child.lines) == 1, child.lines
+        assert child.lines[0].startswith(f'{name}: line {line} of -p robot_description:=')
+        assert fragment in child.lines[0] and f'{name} robot.urdf' in child.lines[0]

@@ -43,7 +43,9 @@ CALL_TIMEOUT = 20.0
 def server(ros):
     node = StateServerNode(context=ros.context, parameter_overrides=[
         Parameter('robot_description', value=default_robot_urdf_path().read_text()),
-        Parameter('robot_description_semantic', value=default_robot_srdf_path().read_text())])
+        Parameter('robot_description_semantic', value=default_robot_srdf_path().read_text()),
+        # the collision-aware whole-body solve below asks for 2 s (default cap 1 s)
+        Parameter('max_ik_timeout', value=5.0)])
     executor = MultiThreadedExecutor(context=ros.context)
     executor.add_node(node)
     thread = threading.Thread(target=executor.spin, daemon=True)

@@ -143,3 +143,121 @@ def test_no_rate_limit_at_zero_frequency_and_nothing_for_unknown_names() -> None
     assert only_unknown.transforms is None
     assert not only_unknown.rate_limited
     assert only_unknown.problem == ''
+
+
+# ---------------------------------------------------------------------------- issue 10, node 1-2
+
+ROT = ['float/rot_x', 'float/rot_y', 'float/rot_z', 'float/rot_w']
+
+
+def _floating_pose(core: TfPublishingCore, update) -> np.ndarray:
+    """X_PC of the floating joint's child as published, from the translation and quaternion."""
+    k = update.transforms.child_frames.index('floating_body')
+    X = np.eye(4)
+    X[:3, :3] = rotation_from_quat_xyzw(update.transforms.quats_xyzw[k])
+    X[:3, 3] = update.transforms.translations[k]
+    return X
+
+
+def test_degenerate_quaternions_are_rejected_and_never_stick() -> None:
+    """Issue 10 node item 1: a zero, tiny or huge quaternion drops the message, stores nothing.
+
+    Before: the zero quaternion was stored, so every later message (a translation-only update
+    too) failed or published NaN. Now the message is refused with the joint named, the last
+    good rotation is kept, and the next update publishes exactly what FK gives for it.
+    """
+    model = _model()
+    core = TfPublishingCore(model, ignore_timestamp=True)
+    yaw = 0.4
+    good = core.process(ROT, [0.0, 0.0, np.sin(yaw / 2), np.cos(yaw / 2)], S)
+    assert good.problem == ''
+    stored = core.positions.copy()
+    bad_values = ([0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1e-200], [0.0, 0.0, 0.0, 1e200],
+                  [1e-13, 0.0, 0.0, 0.0])
+    for k, values in enumerate(bad_values):
+        update = core.process(ROT, values, (2 + k) * S)
+        assert update.transforms is None
+        assert "FLOATING joint 'float'" in update.problem and 'ignored' in update.problem
+        np.testing.assert_array_equal(core.positions, stored)
+    # a partial message making the stored quaternion degenerate is refused as well
+    partial = core.process(['float/rot_z', 'float/rot_w'], [0.0, 0.0], 10 * S)
+    assert partial.transforms is None and 'zero quaternion' in partial.problem
+    # translation-only update afterwards: finite, with the last good rotation
+    update = core.process(['float/trans_x'], [0.25], 11 * S)
+    assert update.problem == ''
+    X = _floating_pose(core, update)
+    assert np.isfinite(X).all()
+    q = stored.copy()
+    q[model.variable_index('float/trans_x')] = 0.25
+    X_WL = kin.forward_kinematics(model, q)
+    X_PC = np.linalg.inv(X_WL[model.link_index('world')]) @ X_WL[model.link_index('floating_body')]
+    np.testing.assert_allclose(X, X_PC, atol=1e-12)
+    np.testing.assert_allclose(X[:3, :3], _floating_pose(core, good)[:3, :3], atol=1e-15)
+
+
+def test_rate_limited_messages_are_validated_too() -> None:
+    """A degenerate quaternion inside the rate limit is refused as well (it would be stored)."""
+    core = TfPublishingCore(_model(), publish_frequency=20.0)
+    assert core.process(['float/trans_x'], [0.1], S).transforms is not None
+    limited = core.process(ROT, [0.0, 0.0, 0.0, 0.0], S + 1_000_000)  # 1 ms later
+    assert not limited.rate_limited and 'zero quaternion' in limited.problem
+    later = core.process(['float/trans_y'], [0.2], 2 * S)
+    assert later.transforms is not None and np.isfinite(later.transforms.quats_xyzw).all()
+
+
+def test_mimic_overflow_is_rejected() -> None:
+    """A finite source whose mimic follower overflows (2 x 1e308) drops the whole message."""
+    core = TfPublishingCore(_model(), ignore_timestamp=True)
+    update = core.process(['finger_a_joint'], [1e308], S)
+    assert update.transforms is None and 'finger_b_joint' in update.problem
+    assert np.isfinite(core.positions).all()
+
+
+def test_name_memories_are_bounded() -> None:
+    """Issue 10 node item 2: fresh names in every message cannot grow the core without bound.
+
+    Before: 100 messages of 10 000 fresh names added ~117 MiB (the name-tuple cache kept 256
+    tuples of any size; the reported-name set grew forever). The cache is an LRU bounded in
+    bytes, the reported-name memory stops at MAX_REPORTED_UNKNOWN names and the rest is
+    returned as a count with examples for a throttled summary.
+    """
+    import tracemalloc
+
+    from robot_state_core import tf_publishing as tfp
+
+    core = TfPublishingCore(_model(), ignore_timestamp=True)
+    counter = iter(range(10 ** 9))
+    tracemalloc.start()
+    try:
+        baseline = tracemalloc.get_traced_memory()[0]
+        remembered = unremembered = 0
+        for k in range(60):
+            names = [f'unknown_joint_{next(counter):09d}' for _ in range(5000)] + ['rev']
+            update = core.process(names, np.zeros(len(names)), (k + 1) * S)
+            assert update.transforms is not None  # the known name still publishes
+            remembered += len(update.new_unknown_names)
+            unremembered += update.unremembered_unknown
+            assert len(update.unremembered_examples) <= tfp.UNKNOWN_EXAMPLES
+            del names, update
+        grown = tracemalloc.get_traced_memory()[0] - baseline
+    finally:
+        tracemalloc.stop()
+    use = core.memory_use
+    assert use['cached_name_bytes'] <= tfp.MAX_CACHED_NAME_BYTES
+    assert use['cached_name_tuples'] <= tfp.MAX_CACHED_NAME_TUPLES
+    assert use['reported_unknown_names'] == remembered <= tfp.MAX_REPORTED_UNKNOWN
+    assert use['reported_unknown_bytes'] <= tfp.MAX_REPORTED_UNKNOWN_BYTES
+    assert remembered + unremembered == 60 * 5000  # every unknown name is accounted for
+    # 300 000 names of 22 characters went through; what stays is the two bounded memories
+    assert grown < tfp.MAX_CACHED_NAME_BYTES + tfp.MAX_REPORTED_UNKNOWN_BYTES + 2 * 2 ** 20, grown
+
+
+def test_repeated_name_tuples_stay_cached() -> None:
+    """The LRU keeps a driver's recurring name tuple while hostile tuples pass through."""
+    core = TfPublishingCore(_model(), ignore_timestamp=True)
+    driver = ('rev', 'cont')
+    core.process(driver, [0.1, 0.2], S)
+    for k in range(300):  # more distinct tuples than the cache holds
+        core.process(driver, [0.1, 0.2], (2 * k + 2) * S)
+        core.process(('rev', f'noise_{k}'), [0.3, 0.0], (2 * k + 3) * S)
+    assert core._cache.get(driver) is not None

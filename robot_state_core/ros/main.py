@@ -8,6 +8,7 @@ import importlib
 import os
 from pathlib import Path
 import re
+import signal
 import sys
 import threading
 import time
@@ -23,6 +24,7 @@ from rclpy.executors import (
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.signals import SignalHandlerOptions
 from rclpy.utilities import remove_ros_args
 from sensor_msgs.msg import JointState
 import yaml
@@ -102,11 +104,13 @@ def xml_parameter_yaml_problem(argv: Sequence[str]) -> str:
     return ''
 
 
-def _init_ros(name: str, args: list[str] | None) -> bool:
+def _init_ros(name: str, args: list[str] | None, stop: StopRequest) -> bool:
     """``rclpy.init(args=args)``; on a command line rcl refuses, one line on stderr and False.
 
-    An XML ``-p`` value that rcl's YAML parser would refuse or cut is reported with the line and
-    the fix (a URDF file argument or a ``--params-file``) before rcl sees it (decision R15).
+    With ``stop`` installed, rclpy installs no signal handler of its own (see
+    :class:`StopRequest`). An XML ``-p`` value that rcl's YAML parser would refuse or cut is
+    reported with the line and the fix (a URDF file argument or a ``--params-file``) before rcl
+    sees it (decision R15).
     """
     problem = xml_parameter_yaml_problem(sys.argv if args is None else args)
     if problem:
@@ -115,7 +119,7 @@ def _init_ros(name: str, args: list[str] | None) -> bool:
               file=sys.stderr)
         return False
     try:
-        rclpy.init(args=args)
+        rclpy.init(args=args, signal_handler_options=stop.rclpy_signal_handlers)
     except _ROS_ARGS_ERRORS as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f'{name}: invalid ROS arguments: {clip(first, LOG_LINE_LIMIT)}', file=sys.stderr)
@@ -123,46 +127,100 @@ def _init_ros(name: str, args: list[str] | None) -> bool:
     return True
 
 
+class StopRequest:
+    """Ctrl-C (SIGINT) and SIGTERM of an entry point become a request to stop, not an exception.
+
+    Root cause of the start-up Ctrl-C race (exit -2 or a traceback in ~1 of 10 runs): two
+    handlers acted on one SIGINT at an arbitrary moment. rclpy's own handler (installed by
+    ``rclpy.init``) shut the context down at once, so whatever start-up step ran next failed:
+    creating an executor raised "Context must be initialized" (and rclpy's ``Executor.__del__``
+    printed an AttributeError traceback), a node constructor or publisher failed half-way. And
+    Python's default handler raised KeyboardInterrupt at whatever bytecode ran next, e.g. between
+    creating and starting the service thread (tear-down then failed with "cannot join thread
+    before it is started"). Now, in the main thread, this handler is the only one:
+    ``rclpy.init`` is called with :attr:`rclpy_signal_handlers` (``SignalHandlerOptions.NO``),
+    the handler only sets :attr:`requested`, the entry points check it between start-up steps
+    and spin with timeouts (at most 0.1 s until a stop is seen), and the context is shut down
+    by the normal tear-down, so a Ctrl-C at any moment ends the process with exit code 0. The
+    handlers stay installed until the process exits (a second Ctrl-C during tear-down is
+    ignored too).
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.requested = False
+        #: What ``rclpy.init`` installs: nothing once this handler is installed, else rclpy's.
+        self.rclpy_signal_handlers = SignalHandlerOptions.ALL
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        self.requested = True
+
+    @classmethod
+    def install(cls) -> StopRequest:
+        """A new request flag, installed as the SIGINT and SIGTERM handler.
+
+        Only in the main thread (Python's rule); elsewhere Python's handlers stay and the entry
+        points still handle a KeyboardInterrupt.
+        """
+        stop = cls()
+        if threading.current_thread() is threading.main_thread():
+            for signum in cls.SIGNALS:
+                signal.signal(signum, stop._on_signal)
+            stop.rclpy_signal_handlers = SignalHandlerOptions.NO
+        return stop
+
+
+def _spin_until_stopped(executor: Any, stop: StopRequest) -> None:
+    """Spin until a stop is requested or the context is shut down (checked every 0.1 s)."""
+    while rclpy.ok() and not stop.requested:
+        executor.spin_once(timeout_sec=0.1)
+
+
 def _spin_node(node_factory: Any, name: str, args: list[str] | None) -> int:
-    if not _init_ros(name, args):
+    stop = StopRequest.install()
+    if not _init_ros(name, args, stop):
         return 1
+    nodes: list[Node] = []
     try:
-        node = node_factory()
-    except RobotStateCoreError as exc:
-        print(f'{name}: {clip(exc, LOG_LINE_LIMIT)}', file=sys.stderr)
-        rclpy.try_shutdown()
-        return 1
-    except (KeyboardInterrupt, ExternalShutdownException):  # Ctrl-C during start-up
-        rclpy.try_shutdown()
-        return 0
-    try:
-        rclpy.spin(node)
+        try:
+            nodes.append(node_factory())
+        except RobotStateCoreError as exc:
+            print(f'{name}: {clip(exc, LOG_LINE_LIMIT)}', file=sys.stderr)
+            return 1
+        executor = SingleThreadedExecutor()
+        executor.add_node(nodes[0])
+        _spin_until_stopped(executor, stop)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception:
-        if rclpy.ok():
+        if rclpy.ok() and not stop.requested:
             raise  # a real failure; a Ctrl-C inside an rcl call is a normal stop
     finally:
-        _tear_down([node])
+        _tear_down(nodes)
     return 0
 
 
 def _tear_down(nodes: Sequence[Node], service_thread: _ServiceThread | None = None) -> None:
     """Stop the service thread, destroy the nodes, shut rclpy down: every step, whatever lands.
 
-    On Ctrl-C, rclpy's signal handler shuts the context down from its own thread while Python
-    raises KeyboardInterrupt at its next check, so the interrupt can arrive after an rcl error
-    has already ended the run, i.e. in here (seen with Jazzy's rclpy 7). It must not skip the
-    remaining steps (a participant left alive leaves shared memory behind) nor escape.
+    A step that fails does not skip the others (a participant left alive leaves shared memory
+    behind); the first real error is raised once every step ran. A KeyboardInterrupt (only
+    possible outside the main thread's :class:`StopRequest`) is ignored.
     """
     steps: list[Any] = [service_thread.stop] if service_thread is not None else []
-    steps += [node.destroy_node for node in nodes]
+    steps += [node.destroy_node for node in reversed(nodes)]
     steps.append(rclpy.try_shutdown)
+    error: Exception | None = None
     for step in steps:
         try:
             step()
         except KeyboardInterrupt:
             continue
+        except Exception as exc:
+            error = error or exc
+    if error is not None and rclpy.ok():
+        raise error
 
 
 def description_file_argument(args: list[str] | None = None) -> str | None:
@@ -202,14 +260,16 @@ def all_in_one_main(args: list[str] | None = None) -> int:
     (``use_robot_description_topic``) the services start with the first description received.
     """
     description_file = description_file_argument(args)
-    if not _init_ros('robot_state_core_all', args):
+    stop = StopRequest.install()
+    if not _init_ros('robot_state_core_all', args, stop):
         return 1
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     nodes: list[Node] = []
+    service_thread: _ServiceThread | None = None
     try:
         try:
-            nodes = _make_nodes(parameter_overrides=None, with_server=True,
-                                description_file=description_file)
+            _make_nodes(nodes, parameter_overrides=None, with_server=True,
+                        description_file=description_file)
         except RobotStateCoreError as exc:
             print(f'robot_state_core_all: {clip(exc, LOG_LINE_LIMIT)}', file=sys.stderr)
             return 1
@@ -217,19 +277,21 @@ def all_in_one_main(args: list[str] | None = None) -> int:
         executor.add_node(nodes[0])
         publisher = nodes[0]
         assert isinstance(publisher, StatePublisherNode)
-        while not publisher.has_model and rclpy.ok():  # topic mode: wait for a description
-            executor.spin_once(timeout_sec=0.1)
-        if len(nodes) == 1 and publisher.has_model:
+        while not publisher.has_model and rclpy.ok() and not stop.requested:
+            executor.spin_once(timeout_sec=0.1)  # topic mode: wait for a description
+        if len(nodes) == 1 and publisher.has_model and not stop.requested:
             nodes += _server_nodes(publisher, {})
-        with _ServiceThread(nodes[1:]):
-            executor.spin()
+        service_thread = _ServiceThread(nodes[1:])
+        if not stop.requested:
+            service_thread.start()
+        _spin_until_stopped(executor, stop)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception:
-        if rclpy.ok():
+        if rclpy.ok() and not stop.requested:
             raise  # a real failure; a Ctrl-C inside an rcl call is a normal stop
     finally:
-        _tear_down(nodes)
+        _tear_down(nodes, service_thread)
     return 0
 
 
@@ -239,14 +301,18 @@ def all_in_one_main(args: list[str] | None = None) -> int:
 SWITCH_INTERVAL_S = 0.00025
 
 
-def _make_nodes(parameter_overrides: list[Parameter] | None, with_server: bool,
-                description_file: str | None = None) -> list[Node]:
-    """The state publisher, and the service node sharing its model when one is loaded."""
+def _make_nodes(nodes: list[Node], parameter_overrides: list[Parameter] | None,
+                with_server: bool, description_file: str | None = None) -> list[Node]:
+    """Append the state publisher, and the service node sharing its model when one is loaded.
+
+    Each node is appended as soon as it exists, so the caller's tear-down destroys it even when
+    a later step fails.
+    """
     kwargs: dict[str, Any] = {}
     if parameter_overrides is not None:
         kwargs['parameter_overrides'] = parameter_overrides
     publisher = StatePublisherNode(description_file=description_file, **kwargs)
-    nodes: list[Node] = [publisher]
+    nodes.append(publisher)
     if with_server and publisher.has_model:
         nodes += _server_nodes(publisher, kwargs)
     return nodes
@@ -285,8 +351,9 @@ class _ServiceThread:
 
     def start(self) -> None:
         if self._executor is not None:
-            self._thread = threading.Thread(target=self._spin, name='services', daemon=True)
-            self._thread.start()
+            thread = threading.Thread(target=self._spin, name='services', daemon=True)
+            thread.start()
+            self._thread = thread  # only a started thread is joined in stop()
 
     def _spin(self) -> None:
         assert self._executor is not None
@@ -379,6 +446,7 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         RobotDescriptionError: The URDF cannot be read, or the xacro file cannot be expanded
             (:class:`~robot_state_core.errors.XacroError`, naming the file and line).
     """
+    stop = StopRequest.install()
     description = read_robot_description(
         urdf_path, mappings=xacro_args,
         resolver=ResourceResolver(package_roots=tuple(Path(p) for p in package_roots)))
@@ -391,13 +459,13 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         Parameter('publish_frequency', value=float(publish_frequency)),
         Parameter('ignore_timestamp', value=bool(ignore_timestamp)),
     ]
-    rclpy.init()
+    rclpy.init(signal_handler_options=stop.rclpy_signal_handlers)
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     nodes: list[Node] = []
     service_thread: _ServiceThread | None = None
     try:
         try:
-            nodes = _make_nodes(overrides, with_services)
+            _make_nodes(nodes, overrides, with_services)
         except RobotStateCoreError as exc:
             print(f'robot-state-core run: {clip(exc, LOG_LINE_LIMIT)}', file=sys.stderr)
             return 1
@@ -405,7 +473,7 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         assert isinstance(publisher, StatePublisherNode)
         server = nodes[1] if len(nodes) > 1 else None
         sim = None
-        if simulate:
+        if simulate and not stop.requested:
             sim = SimulatedJointStates(publisher.model, sim_rate)
             nodes.append(sim)
         executor = SingleThreadedExecutor()  # the TF path: publisher (+ simulated source)
@@ -413,6 +481,8 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         if sim is not None:
             executor.add_node(sim)
         service_thread = _ServiceThread([server] if server is not None else [])
+        if stop.requested:  # Ctrl-C during start-up: straight to the tear-down
+            return 0
         service_thread.start()
         model = publisher.model
         dds = (f"ROS 2 {ros_distro().capitalize() or '(unknown distribution)'}, "
@@ -426,7 +496,8 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         next_status = start + status_period
         meter = _RateMeter()
         tty = out.isatty()
-        while rclpy.ok() and (duration is None or time.monotonic() - start < duration):
+        while rclpy.ok() and not stop.requested and (duration is None or
+                                                     time.monotonic() - start < duration):
             executor.spin_once(timeout_sec=0.05)
             now = time.monotonic()
             if now >= next_status:
@@ -440,7 +511,7 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
     except (KeyboardInterrupt, ExternalShutdownException):
         return 0
     except Exception:
-        if rclpy.ok():
+        if rclpy.ok() and not stop.requested:
             raise
         return 0  # Ctrl-C shut the context down inside an rcl call: a normal stop
     finally:

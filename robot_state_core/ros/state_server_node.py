@@ -189,6 +189,7 @@ class StateServerNode(Node):
             self.destroy_node()
             raise
         self._served = served
+        self.descriptions_received = 0
         self.stats = _ServiceStats()
         ik = MutuallyExclusiveCallbackGroup()
         queries = MutuallyExclusiveCallbackGroup()  # FK and validity: never behind an IK solve
@@ -292,6 +293,7 @@ class StateServerNode(Node):
     def _on_description(self, msg: String) -> None:
         """Follow the robot_description topic: a new description replaces the served model."""
         try:
+            self.descriptions_received += 1
             if msg.data == self._served.description:
                 return
             model = load_model(self._config(msg.data), source='robot_description topic')
