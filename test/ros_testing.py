@@ -18,10 +18,17 @@ import threading
 import time
 from typing import Any
 
+import pytest
 import rclpy
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
+
+from robot_state_core.ros.params import has_topic_mode
+
+#: Tests of robot_state_publisher's topic mode, which only Kilted's 3.4.4 has (decision R4).
+needs_topic_mode = pytest.mark.skipif(
+    not has_topic_mode(), reason='no use_robot_description_topic on this distribution (R4)')
 
 #: Generous default for DDS discovery and matching [s] (typically < 0.4 s with our profile).
 MATCH_TIMEOUT = 10.0

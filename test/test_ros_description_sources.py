@@ -137,6 +137,7 @@ ARM_MOVED_CAMERA = ARM.replace('<robot name="arm">', '<robot name="arm2">').repl
     'xyz="0.2 0 0.1"', 'xyz="0.3 0 0.4"')
 
 
+@ros_testing.needs_topic_mode
 def test_topic_mode_builds_the_model_and_follows_a_second_description(ros, tmp_path) -> None:
     """use_robot_description_topic: the node builds its model from the topic and follows it.
 
@@ -177,6 +178,7 @@ def test_topic_mode_builds_the_model_and_follows_a_second_description(ros, tmp_p
         assert child.stop() == 0, child.lines
 
 
+@ros_testing.needs_topic_mode
 def test_all_in_one_topic_mode_starts_the_services_with_the_first_description(
         ros, tmp_path) -> None:
     """robot_state_core_all with use_robot_description_topic: compute_fk once a description came.

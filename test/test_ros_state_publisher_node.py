@@ -10,10 +10,13 @@ pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip('rclpy')
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from ros_testing import needs_topic_mode  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from robot_state_core.default_robot import default_robot_urdf_path  # noqa: E402
 from robot_state_core.errors import RobotDescriptionError, UrdfLoadError  # noqa: E402
+from robot_state_core.ros.distro import ros_distro  # noqa: E402
+from robot_state_core.ros.params import has_topic_mode  # noqa: E402
 from robot_state_core.ros.state_publisher_node import StatePublisherNode  # noqa: E402
 
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
@@ -184,6 +187,7 @@ def test_bad_description_file_is_a_typed_error_naming_it(ros, tmp_path, content,
     assert str(path) in str(info.value)
 
 
+@needs_topic_mode
 def test_topic_mode_in_process(ros) -> None:
     """use_robot_description_topic: no robot_description parameter; bad descriptions are kept out.
 
@@ -246,9 +250,28 @@ def test_zero_stamp_is_published_with_the_node_clock(ros) -> None:
     assert stamp.sec * 1_000_000_000 + stamp.nanosec >= before
 
 
+@needs_topic_mode
 def test_publish_frequency_range_in_the_topic_mode(ros) -> None:
     """docs/decisions.md R13: out-of-range publish_frequency is rejected in the topic mode too."""
     node = ros.add(StatePublisherNode(context=ros.context, parameter_overrides=[
         Parameter('use_robot_description_topic', value=True)]))
     assert not node.set_parameters([Parameter('publish_frequency', value=5000.0)])[0].successful
     assert node.set_parameters([Parameter('publish_frequency', value=50.0)])[0].successful
+
+
+def test_topic_mode_parameter_follows_the_distribution(ros) -> None:
+    """Decision R4: use_robot_description_topic exists where robot_state_publisher has it.
+
+    Jazzy's robot_state_publisher 3.3.4 has no topic mode and does not declare the parameter, so
+    ``-p use_robot_description_topic:=true`` is ignored there and the description comes from the
+    parameter; Kilted's 3.4.4 declares it (run on both distributions by ``make test``).
+    """
+    assert has_topic_mode('jazzy') is False
+    assert has_topic_mode('kilted') is True and has_topic_mode('Kilted') is True
+    node = ros.add(StatePublisherNode(context=ros.context, parameter_overrides=[
+        Parameter('use_robot_description_topic', value=True),
+        Parameter('robot_description', value=default_robot_urdf_path().read_text())]))
+    jazzy = ros_distro() == 'jazzy'
+    assert node.has_parameter('use_robot_description_topic') is not jazzy
+    assert node.has_model is jazzy  # Kilted: waits for the topic; Jazzy: the parameter
+    assert node.has_parameter('robot_description') is jazzy

@@ -31,6 +31,7 @@ pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip('rclpy')
 from rcl_interfaces.srv import SetParameters  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
+import ros_testing  # noqa: E402
 import rsp_testing  # noqa: E402
 from rsp_testing import LATCHED, node_process, params_file, spin_until, TfRecorder  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -225,6 +226,7 @@ def test_change_mimic_joint(ros, tmp_path: Path) -> None:
         assert child.stop() == 0, child.lines
 
 
+@ros_testing.needs_topic_mode
 def test_use_robot_description_topic(ros, tmp_path: Path) -> None:
     """Origin: kilted test/use_robot_description_topic-launch.py (TestRobotDescriptionTopic).
 
