@@ -590,16 +590,28 @@ def test_batch_invalid_entries(panda: RobotModel) -> None:
 
 
 def test_batch_unreachable_target_times_out(panda: RobotModel) -> None:
-    """An unreachable target in a batch times out; the reachable one is solved."""
+    """An unreachable target in a batch times out; the reachable one is solved.
+
+    The batch's deadline is ``2 * timeout`` of wall-clock time. What is asserted does not depend
+    on the machine being idle: the solve searches until about the deadline (the unreachable
+    result's ``elapsed``) and the CPU time this thread spent is within the deadline plus one
+    iteration, which a solver ignoring its deadline would exceed. Wall-clock overshoot (this
+    process descheduled by other load) is not a property of the solver; speed is measured in
+    ``benchmarks/``.
+    """
     targets = np.stack([_target(panda), unreachable(panda)])
-    timeout = 0.01
-    start = time.perf_counter()
+    # compiled kernels and caches first: their one-off cost is not part of the deadline property
+    assert solve_ik_batch(panda, 'arm', targets[:1], tip_link='panda_hand_tcp',
+                          timeout_per_target=SOLVE_TIMEOUT)[0].success
+    timeout = 0.05  # long enough for the reachable target on a loaded machine
+    cpu_start = time.thread_time()
     results = solve_ik_batch(panda, 'arm', targets, tip_link='panda_hand_tcp',
                              timeout_per_target=timeout, options=IKOptions(random_seed=0))
-    elapsed = time.perf_counter() - start
+    cpu = time.thread_time() - cpu_start
     assert results[0].success
     assert results[1].status is IKStatus.TIMED_OUT
-    assert elapsed <= 1.1 * 2 * timeout + 0.001 + CI_SLACK
+    assert results[1].elapsed >= 0.5 * 2 * timeout  # it searched (it may stop one step early)
+    assert cpu <= 1.1 * 2 * timeout + 0.001 + CI_SLACK, cpu
 
 
 # ------------------------------------------------------------------------------ quality

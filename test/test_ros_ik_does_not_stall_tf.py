@@ -1,11 +1,18 @@
 """Long IK solves never stall TF: the TF path and the services run on separate executors.
 
 The all-in-one process (state publisher + services) runs in a child process, a second child
-publishes joint_states at 500 Hz (a driver), and this process calls compute_ik back to back
-with solves that use their whole timeout (an unreachable target) while it measures /tf latency
-(arrival − JointState stamp). Stated bounds (for a loaded 2-core CI box; typical figures are
-p50 3-13 ms, p99 15-55 ms): p99 latency below 100 ms and no gap between two /tf messages longer
-than 250 ms while the solves run.
+publishes joint_states at 500 Hz (a driver), and this process measures /tf latency (arrival -
+JointState stamp) first without IK (the baseline of this run, on this machine, at this load),
+then while it calls compute_ik back to back with solves that use their whole 1 s timeout (an
+unreachable target).
+
+What is asserted is the structural property, independent of how loaded the machine is: were
+the TF path behind the IK solve (one executor, or one callback group), every solve would hold
+/tf back for up to its 1 s timeout, so the p99 latency and the longest gap between two /tf
+messages would grow by a large fraction of the IK timeout. Bounds: p99 latency during the
+solves below ``3 x baseline p99 + 100 ms``, and longest gap below ``baseline gap + 0.4 x IK
+timeout``. Absolute latency (typical: p50 3-13 ms, p99 15-55 ms on a quiet machine) is a
+benchmark figure, not a test.
 """
 
 from __future__ import annotations
@@ -27,8 +34,10 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 import ros_testing  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-P99_BOUND_MS = 100.0
-MAX_GAP_MS = 250.0
+#: IK timeout of each request [s] (the server's default max_ik_timeout).
+IK_TIMEOUT_S = 1.0
+#: Measurement windows [s]: the baseline without IK, then back-to-back solves.
+BASELINE_S = 1.5
 WINDOW_S = 3.0
 RATE_HZ = 500.0
 DRIVER = '''
@@ -56,7 +65,7 @@ except (KeyboardInterrupt, Exception):
 
 
 def test_tf_latency_bound_while_ik_solves(ros) -> None:
-    """p99 /tf latency < 100 ms and no TF starvation while compute_ik runs back to back."""
+    """/tf latency and gaps while compute_ik runs stay near this run's own baseline."""
     child = ros_testing.ChildProcess(['-m', 'robot_state_core.cli', 'run',
                                       '--ignore-timestamp', '--duration', '120'])
     driver = ros_testing.ChildProcess(['-c', DRIVER])
@@ -84,7 +93,13 @@ def test_tf_latency_bound_while_ik_solves(ros) -> None:
         request.ik_request.pose_stamped.header.frame_id = 'world'
         request.ik_request.pose_stamped.pose.position.x = 5.0  # unreachable: full timeout
         request.ik_request.pose_stamped.pose.orientation.w = 1.0
-        request.ik_request.timeout.nanosec = 250_000_000
+        request.ik_request.timeout.sec = int(IK_TIMEOUT_S)
+        latencies.clear()
+        arrivals.clear()
+        end = time.monotonic() + BASELINE_S
+        ros.spin_until(lambda: time.monotonic() >= end, timeout=BASELINE_S + 5, what='baseline')
+        baseline = np.array(latencies)
+        baseline_gap = float(np.max(np.diff(arrivals))) if len(arrivals) > 1 else 0.0
         latencies.clear()
         arrivals.clear()
         start = time.monotonic()
@@ -98,11 +113,16 @@ def test_tf_latency_bound_while_ik_solves(ros) -> None:
     finally:
         driver.stop()
         assert child.stop() == 0
-    assert calls >= 5
+    assert calls >= 2
     lat = np.array(latencies)
+    assert baseline.size > 50, f'{baseline.size} TF messages in the {BASELINE_S} s baseline'
     assert lat.size > 100, f'{lat.size} TF messages in {elapsed:.1f} s'
+    base_p99 = float(np.percentile(baseline, 99))
     p99 = float(np.percentile(lat, 99))
-    assert p99 < P99_BOUND_MS, f'p50 {np.percentile(lat, 50):.1f} ms, p99 {p99:.1f} ms'
+    figures = (f'baseline p50 {np.percentile(baseline, 50):.1f} ms, p99 {base_p99:.1f} ms, '
+               f'gap {baseline_gap:.1f} ms; during IK p50 {np.percentile(lat, 50):.1f} ms, '
+               f'p99 {p99:.1f} ms')
+    assert p99 < 3.0 * base_p99 + 100.0, figures
     gap = float(np.max(np.diff(arrivals)))
-    assert gap < MAX_GAP_MS, f'longest /tf gap {gap:.1f} ms'
+    assert gap < baseline_gap + 0.4 * IK_TIMEOUT_S * 1e3, f'{figures}, gap {gap:.1f} ms'
 
