@@ -38,9 +38,11 @@ from robot_state_core.ros.distro import ros_distro
 from robot_state_core.ros.log_limits import clip, LOG_LINE_LIMIT
 from robot_state_core.ros.state_publisher_node import StatePublisherNode
 
-#: rcl's errors for a command line it cannot parse (a ``-p`` value that is not valid YAML...).
+#: rcl's errors for a command line it cannot parse (a ``-p`` value that is not valid YAML...):
+#: Kilted's rclpy raises RCLInvalidROSArgsError, Jazzy's the base class RCLError ("failed to
+#: initialize rcl: Couldn't parse parameter override rule").
 _ROS_ARGS_ERRORS: tuple[type[BaseException], ...] = tuple(
-    getattr(_rclpy, name) for name in ('RCLInvalidROSArgsError', 'UnknownROSArgsError')
+    getattr(_rclpy, name) for name in ('RCLError', 'UnknownROSArgsError')
     if hasattr(_rclpy, name))
 #: Parameters whose values are XML documents, often given as ``-p name:="$(cat file)"``.
 _XML_PARAMETERS = ('robot_description', 'robot_description_semantic')
@@ -238,8 +240,9 @@ def description_file_argument(args: list[str] | None = None) -> str | None:
 
 def state_publisher_main(args: list[str] | None = None) -> int:
     """``ros2 run robot_state_core robot_state_publisher [robot.urdf] [--ros-args ...]``."""
-    description_file = description_file_argument(args)
-    return _spin_node(lambda: StatePublisherNode(description_file=description_file),
+    # the file argument is read after rclpy.init, which reports a bad command line in one line
+    # (Jazzy's remove_ros_args raises on it)
+    return _spin_node(lambda: StatePublisherNode(description_file=description_file_argument(args)),
                       'robot_state_publisher', args)
 
 
@@ -259,10 +262,10 @@ def all_in_one_main(args: list[str] | None = None) -> int:
     Both nodes in one process, sharing one model. In the topic mode
     (``use_robot_description_topic``) the services start with the first description received.
     """
-    description_file = description_file_argument(args)
     stop = StopRequest.install()
     if not _init_ros('robot_state_core_all', args, stop):
         return 1
+    description_file = description_file_argument(args)  # after init: see state_publisher_main
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     nodes: list[Node] = []
     service_thread: _ServiceThread | None = None
