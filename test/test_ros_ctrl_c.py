@@ -33,7 +33,7 @@ from rsp_testing import ALL_IN_ONE, node_process  # noqa: E402
 from robot_state_core.default_robot import default_robot_urdf_path  # noqa: E402
 
 #: Seconds between the first output line and the SIGINT.
-OFFSETS_RUN = (0.0, 0.15, 0.35)
+OFFSETS_RUN = (0.0, 0.25)
 OFFSETS_ALL_IN_ONE = (0.1,)
 
 
