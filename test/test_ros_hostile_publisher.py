@@ -122,6 +122,12 @@ def test_hostile_publisher(ros) -> None:
             spin_until(ros, child, lambda: tf.floating_at(value), f'/tf of trans_x {value}')
             return value
 
+        # handshake: the node's reader may match our writer after our writer matched it (seen
+        # on Jazzy), so the first message is republished until its /tf arrives
+        hello = JointState(name=['float/trans_x'], position=[0.0])
+        spin_until(ros, child, lambda: tf.floating_at(0.0), 'the first /tf', timeout=30.0,
+                   tick=lambda: pub.publish(hello))
+
         # -- degenerate quaternions: refused, never stored ---------------------------------
         yaw = 0.4
         good(ROT, [0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2)])
