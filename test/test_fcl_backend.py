@@ -392,25 +392,38 @@ def test_manager_with_coincident_poses() -> None:
     np.testing.assert_array_equal(objects.colliding_pairs(pairs[:1]), pairs[:1])
 
 
-def test_contact_truncation_and_summary() -> None:
-    shapes: list[Shape] = [Box(0.2, 0.2, 0.2), Box(0.2, 0.2, 0.2), Sphere(0.05), Sphere(0.05)]
+def test_contact_truncation_and_summary(tmp_path: Path) -> None:
+    import trimesh
+
+    cube = str(tmp_path / 'cube.stl')
+    trimesh.creation.box(extents=(0.2, 0.2, 0.2)).export(cube)
+    shapes: list[Shape] = [Box(0.2, 0.2, 0.2), Mesh(cube, path=cube), Sphere(0.05),
+                           Sphere(0.05), Box(0.2, 0.2, 0.2)]
     objects = FclObjects(shapes)
-    X = np.tile(np.eye(4), (4, 1, 1))
+    X = np.tile(np.eye(4), (5, 1, 1))
     X[1, :3, 3] = [0.0, 0.0, 0.19]
     X[2, :3, 3] = [0.0, 0.0, -0.14]
     X[3, :3, 3] = [0.5, 0.0, 0.0]
+    X[4, :3, 3] = [0.0, 0.19, 0.0]
     objects.set_poses(X)
     pairs = np.array([[0, 1], [0, 2], [0, 3]])
     assert len(objects.collide_pairs(pairs, 1)) == 2
-    assert len(objects.collide_pairs(pairs, 4)) == 5  # box-box face contact: 4 points
-    assert len(objects.collide_pairs(pairs, 4, total_max=3)) == 3
-    summary = objects.collide_summary(pairs, 4, total_max=3)
+    # box-mesh face contact: fcl's contacts, one per triangle pair (more than one).
+    many = objects.collide_pairs(pairs, 4)
+    assert len(many) > 2 and all(c.id_B == 1 for c in many[:-1]) and many[-1].id_B == 2
+    assert len(objects.collide_pairs(pairs, 4, total_max=2)) == 2
+    summary = objects.collide_summary(pairs, 4, total_max=2)
     assert summary.collision and summary.truncated and summary.colliding_pairs == ((0, 1),)
     summary = objects.collide_summary(pairs, 1)
     assert not summary.truncated and summary.colliding_pairs == ((0, 1), (0, 2))
     assert summary.max_depth == pytest.approx(0.01)
     assert set(summary.contacts_by_pair()) == {(0, 1), (0, 2)}
     assert not objects.collide_summary(pairs[2:]).collision
+    # A convex pair reports its one minimum-translation contact whatever the per-pair limit
+    # (fcl reports up to 4 box-box manifold points, with depths off by up to 6e-3 m).
+    (box_box,) = objects.collide_pairs(np.array([[0, 4]]), 4)
+    assert box_box.depth == pytest.approx(0.01, abs=1e-15)
+    assert np.allclose(box_box.nhat_BA_W, [0.0, -1.0, 0.0], atol=1e-15)
     with pytest.raises(InvalidArgumentError, match='max_contacts_per_pair'):
         objects.collide_pairs(pairs, 0)
     with pytest.raises(InvalidArgumentError, match='total_max'):

@@ -6,7 +6,8 @@ kinematics run without it; a missing python-fcl raises :class:`BackendUnavailabl
 
 Shapes map to fcl geometries one to one (:func:`make_collision_geometry`); sizes follow
 :mod:`robot_state_core.geometry.shapes` (full lengths; cylinders, capsules and cones along z,
-centred; fcl's ``Cone`` has its apex at ``+length/2``). ``HalfSpace`` is
+centred; fcl's ``Cone`` has its apex at ``+length/2``; ``Ellipsoid(a, b, c)`` semi-axes).
+``HalfSpace`` is
 ``fcl.Halfspace(n=(0, 0, 1), d=0)``, i.e. ``z <= 0`` (checked by the characterization test).
 A ``Mesh`` becomes one OBBRSS ``BVHModel`` per ``(file, scale)``, shared by every object that
 uses it; a ``Convex`` becomes an ``fcl.Convex`` of the mesh's convex hull, also shared.
@@ -36,21 +37,24 @@ python-fcl 0.7 facts this module relies on or works around (all pinned by
   triangle penetrations, not a volumetric depth; ``collide_pairs`` returns the first ``k`` fcl
   finds, ``distance_pairs`` the deepest. Primitive–triangle penetration goes through libccd's
   MPR, which is *a* separating direction, not the minimal one.
-* Closed forms replace fcl where it is approximate or unusable: every half-space pair
-  (``distance()`` with a ``Halfspace`` segfaults, and two half-spaces never collide in fcl, so
-  such a pair is refused), a sphere against a capsule, cone or convex hull (fcl: GJK/MPR), any
-  penetrating sphere pair, and capsule–capsule (MPR when penetrating). They are exact to
-  rounding; fcl still gives the collision verdict, so ``any_collision`` and ``collide_pairs``
-  agree.
-* ``distance()`` returns -1 for penetrating primitives (no signed distance unless asked, and
-  the signed GJK/EPA variant puts sphere–sphere witness points 1e-4 m off), so penetration
-  is taken from ``collide``: ``distance = -depth``. For meshes it returns 0 or -1 when they
-  touch; then the deepest triangle contact gives ``-depth``. Shape–mesh ``distance()``
-  returns its nearest points swapped, and sphere–mesh nearest points are wrong (recomputed
-  from the triangles).
-* Separation distances of other curved or polytope pairs come from libccd's GJK and are only
-  good to ~1e-5..1e-3 m (cylinder–cylinder worst); sphere–sphere/box/cylinder,
-  capsule–capsule, box–box and mesh–mesh are exact.
+* Our own geometry replaces fcl's distances and contacts wherever the shapes are convex
+  (primitives, ellipsoids and ``Convex`` hulls) or a half-space is involved; fcl still gives the
+  collision verdict, so ``any_collision`` and ``collide_pairs`` agree (a pair fcl calls
+  colliding that is apart by less than fcl's tolerance gets a depth-0 contact). Half-space pairs
+  are closed form (``distance()`` with a ``Halfspace`` segfaults, and two half-spaces never
+  collide in fcl, so such a pair is refused); a sphere against a convex shape uses the exact
+  point signed distance; every other convex pair goes through GJK (apart) and EPA
+  (penetrating) on exact support functions
+  (:mod:`~robot_state_core.geometry.convex_distance`): the depth is the minimum translation
+  distance with a witness on each surface, to ~1e-12 of the pair's size. fcl's own answers
+  there are MPR's penetration (a separating direction, not the minimal one: box–cylinder off
+  by 0.4 m, normals up to 80 degrees off) and libccd GJK distances good to ~1e-5..1e-3 m.
+* ``distance()`` returns -1 for penetrating primitives, so for meshes penetration is taken
+  from ``collide``: ``distance = -depth``; it returns 0 or -1 when meshes touch, and then the
+  deepest triangle contact gives ``-depth``. Shape–mesh ``distance()`` returns its nearest
+  points swapped, and sphere–mesh nearest points are wrong (recomputed from the triangles).
+* Separation distances with a triangle mesh come from fcl: exact for sphere–mesh (recomputed)
+  and mesh–mesh, libccd GJK (~1e-4 m) for other primitives against a mesh.
 * Callbacks of the collision manager receive fresh wrapper objects without their geometry, so
   objects are recognised by their pose (the exact doubles we set), checking every geometry
   with that pose when poses coincide. Half-spaces are kept out of the manager (registering one
@@ -72,6 +76,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robot_state_core.errors import BackendUnavailableError, InvalidArgumentError
 from robot_state_core.geometry import meshes
+from robot_state_core.geometry.convex_distance import convex_signed_distance
 from robot_state_core.geometry.query import (
     aabb_gaps,
     aabb_overlaps,
@@ -81,7 +86,6 @@ from robot_state_core.geometry.query import (
     local_aabb,
     PenetrationAsPointPair,
     point_signed_distance_primitive,
-    segment_closest_points,
     SignedDistancePair,
     SignedDistanceToPoint,
     support_point,
@@ -95,6 +99,7 @@ from robot_state_core.geometry.shapes import (
     Cone,
     Convex,
     Cylinder,
+    Ellipsoid,
     HalfSpace,
     Mesh,
     Shape,
@@ -125,18 +130,16 @@ _MAX_MESH_CONTACTS = 10_000
 # Geometry kinds (small ints, for vectorized masks).
 _PRIMITIVE, _SPHERE, _HALFSPACE, _MESH, _CONVEX = range(5)
 
-# Shape pairs where fcl's own answer is approximate (libccd GJK/MPR) or crashes (half-space
-# distance) and a closed form replaces it; see FclObjects._exact.
-_SPHERE_EXACT_PARTNERS = (Capsule, Cone, Convex)
-
 
 def _replace_by_closed_form(A: Shape, B: Shape) -> bool:
+    """True where our own geometry replaces fcl's distances and contacts (FclObjects._exact).
+
+    Every pair with a half-space (fcl crashes or is wrong there) and every pair of convex
+    shapes (primitives and hulls: fcl's GJK/MPR are approximate); fcl keeps triangle meshes.
+    """
     if isinstance(A, HalfSpace) or isinstance(B, HalfSpace):
         return True
-    if isinstance(A, Capsule) and isinstance(B, Capsule):
-        return True
-    return (isinstance(A, Sphere) and isinstance(B, _SPHERE_EXACT_PARTNERS)) or \
-        (isinstance(B, Sphere) and isinstance(A, _SPHERE_EXACT_PARTNERS))
+    return not isinstance(A, Mesh) and not isinstance(B, Mesh)
 
 
 def check_broadphase(value: str, where: str) -> Broadphase:
@@ -212,6 +215,9 @@ def make_collision_geometry(shape: Shape) -> Any:
                        _positive(shape.z, 'Box.z'))
     if isinstance(shape, Sphere):
         return fcl.Sphere(_positive(shape.radius, 'Sphere.radius'))
+    if isinstance(shape, Ellipsoid):
+        return fcl.Ellipsoid(_positive(shape.a, 'Ellipsoid.a'), _positive(shape.b, 'Ellipsoid.b'),
+                             _positive(shape.c, 'Ellipsoid.c'))
     if isinstance(shape, Cylinder):
         return fcl.Cylinder(_positive(shape.radius, 'Cylinder.radius'),
                             _positive(shape.length, 'Cylinder.length'))
@@ -713,10 +719,12 @@ class FclObjects:
             return []
         if self._use_closed_form(a, b):
             exact = self._exact(a, b)
-            if exact is not None and exact[2] < 0.0:  # fcl's verdict, closed-form geometry
+            if exact is not None:  # fcl's verdict, our geometry
                 p_a, p_b, distance, nhat = exact
+                if distance > 0.0:  # fcl's tolerance calls a touching pair colliding
+                    p_a = p_b = 0.5 * (p_a + p_b)
                 return [PenetrationAsPointPair(self._id_list[a], self._id_list[b], p_a, p_b,
-                                               nhat, -distance)]
+                                               nhat, max(-distance, 0.0))]
         kind_a, kind_b = self._kinds[a], self._kinds[b]
         flip = kind_a != _MESH and kind_b == _MESH
         sphere_mesh = {kind_a, kind_b} == {_SPHERE, _MESH}
@@ -893,24 +901,28 @@ class FclObjects:
         return cached
 
     def _exact(self, a: int, b: int) -> _Exact | None:
-        """Closed-form ``(p_WCa, p_WCb, distance, nhat_BA_W)`` where we have one, else None.
+        """Our ``(p_WCa, p_WCb, distance, nhat_BA_W)`` where we have one, else None (meshes).
 
-        Covers every half-space pair, a sphere against any convex shape (primitives and
-        :class:`Convex`; via the exact point signed distance, since the Minkowski sum of a
-        convex set and a ball has signed distance ``sdf - r``), and capsule–capsule whose axes
-        do not intersect. fcl's answers for these are either crashes (half-spaces),
-        GJK-approximate (sphere–cone, sphere–convex) or MPR-approximate when penetrating.
+        Every half-space pair (closed form from a support point), a sphere against any convex
+        shape (the exact point signed distance: a convex set plus a ball has signed distance
+        ``sdf - r``), and every other pair of convex shapes (GJK and EPA on exact support
+        functions, :func:`~robot_state_core.geometry.convex_distance.convex_signed_distance`:
+        the penetration depth is the minimum translation distance). fcl's answers for these
+        are crashes (half-spaces), GJK-approximate when apart, or MPR's (not minimal)
+        penetration.
         """
         kind_a, kind_b = self._kinds[a], self._kinds[b]
         if kind_a == _HALFSPACE or kind_b == _HALFSPACE:
             return self._halfspace_exact(a, b)
-        if kind_b == _SPHERE and kind_a != _MESH:
+        if kind_a == _MESH or kind_b == _MESH:
+            return None
+        if kind_b == _SPHERE:
             return self._sphere_exact(b, a, swap=True)
-        if kind_a == _SPHERE and kind_b != _MESH:
+        if kind_a == _SPHERE:
             return self._sphere_exact(a, b, swap=False)
-        if isinstance(self._shapes[a], Capsule) and isinstance(self._shapes[b], Capsule):
-            return self._capsule_capsule_exact(a, b)
-        return None
+        return convex_signed_distance(self._shapes[a], self._X_WG[a], self._shapes[b],
+                                      self._X_WG[b], self._vertices[a], self._vertices[b],
+                                      faces_a=self._faces[a], faces_b=self._faces[b])
 
     def _halfspace_exact(self, a: int, b: int) -> _Exact:
         h, o = (a, b) if self._is_halfspace[a] else (b, a)
@@ -938,23 +950,6 @@ class FclObjects:
         if swap:  # A = o, B = sphere: nhat out of the sphere into o
             return p_o, p_s, distance, -grad_W
         return p_s, p_o, distance, grad_W
-
-    def _capsule_capsule_exact(self, a: int, b: int) -> _Exact | None:
-        ends = []
-        for i in (a, b):
-            shape = self._shapes[i]
-            assert isinstance(shape, Capsule)
-            X = self._X_WG[i]
-            half = 0.5 * shape.length * X[:3, 2]
-            ends.append((X[:3, 3] - half, X[:3, 3] + half, shape.radius))
-        (p0, p1, ra), (q0, q1, rb) = ends
-        c_a, c_b = segment_closest_points(p0, p1, q0, q1)
-        diff = c_a - c_b
-        core = float(np.linalg.norm(diff))
-        if core <= 1e-9 * max(ra + rb, 1e-300):  # axes intersect: no unique direction
-            return None
-        nhat = diff / core
-        return c_a - ra * nhat, c_b + rb * nhat, core - ra - rb, nhat
 
     # ----------------------------------------------------------------------------------------
     # Point queries

@@ -25,7 +25,7 @@ closed-form point signed distances for the primitive shapes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 import math
 
@@ -39,6 +39,7 @@ from robot_state_core.geometry.shapes import (
     Cone,
     Convex,
     Cylinder,
+    Ellipsoid,
     HalfSpace,
     Mesh,
     Shape,
@@ -47,6 +48,7 @@ from robot_state_core.geometry.shapes import (
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
+Vec3 = tuple[float, float, float]
 
 __all__ = [
     'ContactSummary',
@@ -61,6 +63,7 @@ __all__ = [
     'local_aabb',
     'point_signed_distance_primitive',
     'segment_closest_points',
+    'support_mapping',
     'support_point',
     'winding_number',
     'world_aabbs',
@@ -289,6 +292,9 @@ def local_aabb(shape: Shape, vertices: FloatArray | None = None) -> tuple[FloatA
     if isinstance(shape, Sphere):
         h = np.full(3, float(shape.radius))
         return -h, h
+    if isinstance(shape, Ellipsoid):
+        h = np.array([shape.a, shape.b, shape.c], dtype=np.float64)
+        return -h, h
     if isinstance(shape, Cylinder | Cone):
         h = np.array([shape.radius, shape.radius, 0.5 * shape.length])
         return -h, h
@@ -372,7 +378,94 @@ def aabb_gaps(lo: FloatArray, hi: FloatArray, pairs: IntArray) -> FloatArray:
     return out
 
 
-def support_point(shape: Shape, X_WG: FloatArray, d_W: FloatArray,
+def support_mapping(shape: Shape, X_WG: FloatArray,
+                    vertices: FloatArray | None = None) -> Callable[[Vec3], Vec3]:
+    """The support mapping ``d_W -> argmax_{p in shape} d_W . p`` of a posed shape.
+
+    Plain-float closures (no numpy per call) for the iterative convex queries, which call it
+    hundreds of times per pair. Flat or round extremes give one of the extreme points,
+    deterministically: a box corner with ``+h`` on axes where ``d`` is 0, a cylinder's cap
+    centre for ``d`` along its axis, and so on.
+
+    Args:
+        shape: A bounded shape.
+        X_WG: (4, 4) pose of the shape.
+        vertices: (V, 3) vertices in G for :class:`Mesh`/:class:`Convex`.
+
+    Returns:
+        A function of the direction ``d_W`` (3 floats, need not be unit) returning the support
+        point in the world [m] (3 floats).
+
+    Raises:
+        InvalidArgumentError: For a half-space (no support point) or a mesh without vertices.
+    """
+    X = np.asarray(X_WG, dtype=np.float64)
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = X[:3, :3].tolist()
+    tx, ty, tz = X[:3, 3].tolist()
+
+    def world(d: Vec3, local: Callable[[float, float, float], Vec3]) -> Vec3:
+        dx, dy, dz = d
+        x, y, z = local(r00 * dx + r10 * dy + r20 * dz, r01 * dx + r11 * dy + r21 * dz,
+                        r02 * dx + r12 * dy + r22 * dz)
+        return (r00 * x + r01 * y + r02 * z + tx, r10 * x + r11 * y + r12 * z + ty,
+                r20 * x + r21 * y + r22 * z + tz)
+
+    local: Callable[[float, float, float], Vec3]
+    if isinstance(shape, Box):
+        hx, hy, hz = 0.5 * shape.x, 0.5 * shape.y, 0.5 * shape.z
+
+        def local(x: float, y: float, z: float) -> Vec3:
+            return (hx if x >= 0.0 else -hx, hy if y >= 0.0 else -hy, hz if z >= 0.0 else -hz)
+    elif isinstance(shape, Sphere):
+        r = float(shape.radius)
+
+        def local(x: float, y: float, z: float) -> Vec3:
+            n = math.sqrt(x * x + y * y + z * z)
+            return (r * x / n, r * y / n, r * z / n) if n > 0.0 else (0.0, 0.0, r)
+    elif isinstance(shape, Ellipsoid):  # maximizes d.p on p = D u, |u| = 1: u = D d / |D d|
+        a, b, c = float(shape.a), float(shape.b), float(shape.c)
+
+        def local(x: float, y: float, z: float) -> Vec3:
+            n = math.sqrt((a * x) ** 2 + (b * y) ** 2 + (c * z) ** 2)
+            return (a * a * x / n, b * b * y / n, c * c * z / n) if n > 0.0 else (0.0, 0.0, c)
+    elif isinstance(shape, Capsule):  # end-cap centre plus the sphere's support point
+        r, half = float(shape.radius), 0.5 * float(shape.length)
+
+        def local(x: float, y: float, z: float) -> Vec3:
+            n = math.sqrt(x * x + y * y + z * z)
+            zc = half if z >= 0.0 else -half
+            return (r * x / n, r * y / n, zc + r * z / n) if n > 0.0 else (0.0, 0.0, zc)
+    elif isinstance(shape, Cylinder):  # a point on the rim of the end disc
+        r, half = float(shape.radius), 0.5 * float(shape.length)
+
+        def local(x: float, y: float, z: float) -> Vec3:
+            rho = math.hypot(x, y)
+            zc = half if z >= 0.0 else -half
+            return (r * x / rho, r * y / rho, zc) if rho > 0.0 else (0.0, 0.0, zc)
+    elif isinstance(shape, Cone):  # the apex or a point on the base rim
+        r, half = float(shape.radius), 0.5 * float(shape.length)
+
+        def local(x: float, y: float, z: float) -> Vec3:
+            rho = math.hypot(x, y)
+            rim = (r * x / rho, r * y / rho, -half) if rho > 0.0 else (0.0, 0.0, -half)
+            if z * half >= x * rim[0] + y * rim[1] - z * half:
+                return (0.0, 0.0, half)
+            return rim
+    elif isinstance(shape, Mesh | Convex):
+        if vertices is None or len(vertices) == 0:
+            raise InvalidArgumentError(f'support_point: mesh {shape.uri!r} needs its vertices')
+        V = np.asarray(vertices, dtype=np.float64)
+
+        def local(x: float, y: float, z: float) -> Vec3:
+            p = V[int(np.argmax(V[:, 0] * x + V[:, 1] * y + V[:, 2] * z))]
+            return (float(p[0]), float(p[1]), float(p[2]))
+    else:
+        raise InvalidArgumentError(
+            f'support_point: {type(shape).__name__} has no support point')
+    return lambda d: world(d, local)
+
+
+def support_point(shape: Shape, X_WG: FloatArray, d_W: ArrayLike,
                   vertices: FloatArray | None = None) -> FloatArray:
     """A point of ``shape`` (posed at ``X_WG``) maximizing ``d_W · p_W``.
 
@@ -383,47 +476,13 @@ def support_point(shape: Shape, X_WG: FloatArray, d_W: FloatArray,
         vertices: (V, 3) vertices in G for :class:`Mesh`/:class:`Convex`.
 
     Returns:
-        (3,) the support point in the world [m]; for flat or round extremes one of the
-        extreme points (deterministic).
+        (3,) the support point in the world [m] (see :func:`support_mapping` for ties).
 
     Raises:
         InvalidArgumentError: For a half-space (no support point) or a mesh without vertices.
     """
-    R = X_WG[:3, :3]
-    d = R.T @ np.asarray(d_W, dtype=np.float64)
-    if isinstance(shape, Box):
-        h = 0.5 * np.array([shape.x, shape.y, shape.z])
-        p = np.where(d >= 0.0, h, -h)
-    elif isinstance(shape, Sphere):
-        n = float(np.linalg.norm(d))
-        p = shape.radius * d / n if n > 0.0 else np.array([0.0, 0.0, shape.radius])
-    elif isinstance(shape, Capsule | Cylinder):
-        half = 0.5 * shape.length
-        z = half if d[2] >= 0.0 else -half
-        if isinstance(shape, Capsule):  # end-cap centre plus the sphere's support point
-            n = float(np.linalg.norm(d))
-            disc = shape.radius * d / n if n > 0.0 else np.zeros(3)
-        else:  # a point on the rim of the end disc
-            rho = math.hypot(d[0], d[1])
-            disc = shape.radius * np.array([d[0], d[1], 0.0]) / rho if rho > 0.0 else np.zeros(3)
-        p = np.array([0.0, 0.0, z]) + disc
-    elif isinstance(shape, Cone):
-        half = 0.5 * shape.length
-        rho = math.hypot(d[0], d[1])
-        rim = np.array([shape.radius * d[0] / rho, shape.radius * d[1] / rho, -half]) \
-            if rho > 0.0 else np.array([0.0, 0.0, -half])
-        apex = np.array([0.0, 0.0, half])
-        p = apex if d @ apex >= d @ rim else rim
-    elif isinstance(shape, Mesh | Convex):
-        if vertices is None or len(vertices) == 0:
-            raise InvalidArgumentError(f'support_point: mesh {shape.uri!r} needs its vertices')
-        v = np.asarray(vertices, dtype=np.float64)
-        p = v[int(np.argmax(v @ d))]
-    else:
-        raise InvalidArgumentError(
-            f'support_point: {type(shape).__name__} has no support point')
-    out: FloatArray = R @ p + X_WG[:3, 3]
-    return out
+    dx, dy, dz = (float(v) for v in np.asarray(d_W, dtype=np.float64).reshape(3))
+    return np.array(support_mapping(shape, X_WG, vertices)((dx, dy, dz)))
 
 
 def _box_sdf(h: FloatArray, p: FloatArray) -> tuple[float, FloatArray, FloatArray]:
@@ -469,13 +528,127 @@ def _polygon2_sdf(edges: Sequence[tuple[FloatArray, FloatArray]], inside: bool,
     return (-best if inside else best), N
 
 
+def _ellipse_root(r0: float, z0: float, z1: float, g: float) -> float:
+    """Root ``s`` of ``(r0 z0 / (s + r0))^2 + (z1 / (s + 1))^2 = 1`` (Eberly 2013, bisection).
+
+    The left side decreases in ``s`` on the bracket ``[z1 - 1, |(r0 z0, z1)| - 1]`` (upper end 0
+    for a point inside), so halving it until the midpoint repeats ends in at most ~1100 steps.
+    """
+    n0 = r0 * z0
+    s0, s1 = z1 - 1.0, (0.0 if g < 0.0 else math.hypot(n0, z1) - 1.0)
+    s = s0
+    for _ in range(1200):
+        s = 0.5 * (s0 + s1)
+        if s in (s0, s1):
+            break
+        value = (n0 / (s + r0)) ** 2 + (z1 / (s + 1.0)) ** 2 - 1.0
+        if value > 0.0:
+            s0 = s
+        elif value < 0.0:
+            s1 = s
+        else:
+            break
+    return s
+
+
+def _ellipsoid_root(r0: float, r1: float, z: tuple[float, float, float], g: float) -> float:
+    """The three-axis counterpart of :func:`_ellipse_root` (same bracket and termination)."""
+    n0, n1, z2 = r0 * z[0], r1 * z[1], z[2]
+    s0, s1 = z2 - 1.0, (0.0 if g < 0.0 else math.hypot(n0, n1, z2) - 1.0)
+    s = s0
+    for _ in range(1200):
+        s = 0.5 * (s0 + s1)
+        if s in (s0, s1):
+            break
+        value = (n0 / (s + r0)) ** 2 + (n1 / (s + r1)) ** 2 + (z2 / (s + 1.0)) ** 2 - 1.0
+        if value > 0.0:
+            s0 = s
+        elif value < 0.0:
+            s1 = s
+        else:
+            break
+    return s
+
+
+def _ellipse_nearest(e0: float, e1: float, y0: float, y1: float) -> tuple[float, float]:
+    """Nearest point of the ellipse ``(x0/e0)^2 + (x1/e1)^2 = 1`` to ``(y0, y1)``.
+
+    Requires ``e0 >= e1 > 0`` and ``y0, y1 >= 0`` (first quadrant); Eberly (2013), for points
+    inside or outside.
+    """
+    if y1 > 0.0:
+        if y0 > 0.0:
+            z0, z1 = y0 / e0, y1 / e1
+            g = z0 * z0 + z1 * z1 - 1.0
+            if g == 0.0:
+                return y0, y1
+            r0 = (e0 / e1) ** 2
+            s = _ellipse_root(r0, z0, z1, g)
+            return r0 * y0 / (s + r0), y1 / (s + 1.0)
+        return 0.0, e1
+    numer, denom = e0 * y0, e0 * e0 - e1 * e1
+    if numer < denom:  # on the major axis, inside the evolute: off-axis nearest point
+        t = numer / denom
+        return e0 * t, e1 * math.sqrt(max(0.0, 1.0 - t * t))
+    return e0, 0.0
+
+
+def _ellipsoid_nearest(e: FloatArray, y: FloatArray) -> FloatArray:
+    """Nearest point of the ellipsoid with semi-axes ``e`` (sorted descending) to ``y >= 0``."""
+    e0, e1, e2 = (float(v) for v in e)
+    y0, y1, y2 = (float(v) for v in y)
+    if y2 > 0.0:
+        if y1 > 0.0:
+            if y0 > 0.0:
+                z = (y0 / e0, y1 / e1, y2 / e2)
+                g = z[0] ** 2 + z[1] ** 2 + z[2] ** 2 - 1.0
+                if g == 0.0:
+                    return np.array([y0, y1, y2])
+                r0, r1 = (e0 / e2) ** 2, (e1 / e2) ** 2
+                s = _ellipsoid_root(r0, r1, z, g)
+                return np.array([r0 * y0 / (s + r0), r1 * y1 / (s + r1), y2 / (s + 1.0)])
+            x1, x2 = _ellipse_nearest(e1, e2, y1, y2)
+            return np.array([0.0, x1, x2])
+        if y0 > 0.0:
+            x0, x2 = _ellipse_nearest(e0, e2, y0, y2)
+            return np.array([x0, 0.0, x2])
+        return np.array([0.0, 0.0, e2])
+    d0, d1 = e0 * e0 - e2 * e2, e1 * e1 - e2 * e2
+    n0, n1 = e0 * y0, e1 * y1
+    if n0 < d0 and n1 < d1:  # in the plane of the two larger axes, inside the evolute
+        t0, t1 = n0 / d0, n1 / d1
+        discr = 1.0 - t0 * t0 - t1 * t1
+        if discr > 0.0:
+            return np.array([e0 * t0, e1 * t1, e2 * math.sqrt(discr)])
+    x0, x1 = _ellipse_nearest(e0, e1, y0, y1)
+    return np.array([x0, x1, 0.0])
+
+
+def _ellipsoid_sdf(axes: FloatArray, p: FloatArray) -> tuple[float, FloatArray, FloatArray]:
+    """Exact signed distance to an ellipsoid (nearest point by Eberly's bisection)."""
+    sign = np.where(p < 0.0, -1.0, 1.0)
+    order = np.argsort(-axes, kind='stable')
+    x = np.empty(3)
+    x[order] = _ellipsoid_nearest(axes[order], np.abs(p)[order])
+    N = sign * x
+    diff = p - N
+    dist = float(np.linalg.norm(diff))
+    inside = float(np.sum((p / axes) ** 2)) < 1.0
+    if dist > 0.0:
+        grad = -diff / dist if inside else diff / dist
+    else:  # on the surface: the outward normal there
+        n = N / (axes * axes)
+        grad = n / float(np.linalg.norm(n))
+    return (-dist if inside else dist), N, grad
+
+
 def point_signed_distance_primitive(shape: Shape,
                                     p_GQ: FloatArray) -> tuple[float, FloatArray, FloatArray]:
     """Closed-form signed distance from a point to a primitive shape, in the shape's frame.
 
     Args:
-        shape: :class:`Box`, :class:`Sphere`, :class:`Cylinder`, :class:`Capsule`,
-            :class:`Cone` or :class:`HalfSpace`.
+        shape: :class:`Box`, :class:`Sphere`, :class:`Ellipsoid`, :class:`Cylinder`,
+            :class:`Capsule`, :class:`Cone` or :class:`HalfSpace`.
         p_GQ: (3,) query point Q in G [m].
 
     Returns:
@@ -493,6 +666,8 @@ def point_signed_distance_primitive(shape: Shape,
         return n - shape.radius, shape.radius * u, u
     if isinstance(shape, Box):
         return _box_sdf(0.5 * np.array([shape.x, shape.y, shape.z]), p)
+    if isinstance(shape, Ellipsoid):
+        return _ellipsoid_sdf(np.array([shape.a, shape.b, shape.c], dtype=np.float64), p)
     if isinstance(shape, HalfSpace):
         return float(p[2]), np.array([p[0], p[1], 0.0]), np.array([0.0, 0.0, 1.0])
     if isinstance(shape, Capsule):

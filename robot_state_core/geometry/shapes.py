@@ -2,7 +2,8 @@
 
 Sizes are full lengths, never half-extents: ``Box(x, y, z)`` edge lengths [m];
 ``Cylinder``/``Capsule``/``Cone`` have ``radius`` and ``length`` along their local z axis, centred
-at the origin (URDF and fcl convention). ``Mesh`` keeps the URI as written in the description
+at the origin (URDF and fcl convention). ``Sphere.radius`` and the ``Ellipsoid`` semi-axes ``a, b,
+c`` are radii (Drake and fcl convention). ``Mesh`` keeps the URI as written in the description
 and, when resolved, the local file path.
 
 Every shape validates its numbers when constructed, so no unusable shape exists anywhere
@@ -81,6 +82,21 @@ class Sphere:
 
 
 @dataclass(frozen=True, slots=True)
+class Ellipsoid:
+    """Solid ellipsoid ``(x/a)^2 + (y/b)^2 + (z/c)^2 <= 1`` centred at the origin (Drake's).
+
+    Attributes:
+        a: Semi-axis along x [m].
+        b: Semi-axis along y [m].
+        c: Semi-axis along z [m].
+    """
+
+    a: float
+    b: float
+    c: float
+
+
+@dataclass(frozen=True, slots=True)
 class Cylinder:
     """Cylinder along z, centred at the origin; ``length`` is the full height [m]."""
 
@@ -148,4 +164,4 @@ class Convex:
         _check_mesh(self)
 
 
-Shape = Box | Sphere | Cylinder | Capsule | Cone | HalfSpace | Mesh | Convex
+Shape = Box | Sphere | Ellipsoid | Cylinder | Capsule | Cone | HalfSpace | Mesh | Convex

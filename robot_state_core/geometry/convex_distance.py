@@ -1,0 +1,635 @@
+"""Signed distance between two convex shapes from their support functions: GJK and EPA.
+
+For convex A and B, the signed distance is that of the origin to the Minkowski difference
+``M = A - B``, whose support function is ``h_M(n) = h_A(n) + h_B(-n)``:
+
+* separated: the distance is ``min |a - b|``, found by GJK (Gilbert, Johnson, Keerthi) on the
+  exact support points of :func:`~robot_state_core.geometry.query.support_mapping`;
+* penetrating: the depth is the *minimum translation distance*
+  ``min over unit n of h_A(n) + h_B(-n)``, found by EPA (van den Bergen's expanding polytope):
+  a polytope inscribed in ``M`` grows towards the boundary point of ``M`` nearest the
+  origin. Its nearest face gives a lower bound (the face plane's distance) and an upper bound
+  (``h_M`` of the face normal, an exact separating translation); the iteration stops when the
+  two agree within :data:`TOLERANCE` times the size of the pair.
+
+Spheres and capsules are swept points and segments, ``A = core_A + ball(r_A)``, and the
+support function of a ball is its radius in every direction. The query runs on the cores and
+adds the radii, so a sphere or capsule against a polytope (box, convex hull) is a polytope
+problem, which GJK and EPA solve exactly in finitely many steps, and two sphere/capsule cores
+(points, segments) are closed form. Curved pairs (cylinders, cones, ellipsoids) converge to the
+tolerance instead (geometrically, near the optimum).
+
+Result conventions are Drake's (see :mod:`robot_state_core.geometry.query`): ``nhat_BA_W``
+points out of B into A and ``p_WCa = p_WCb + distance * nhat_BA_W``. When penetrating,
+``-distance`` is the depth, translating A by ``-distance * nhat_BA_W`` separates the shapes
+(exactly: it is ``h_M`` of the returned normal), ``p_WCa`` is A's point deepest inside B and
+``p_WCb`` B's point deepest inside A, both on their surfaces.
+
+Pure Python floats (3-tuples) inside the iterations, which are dominated by per-call overhead
+for numpy arrays this small. Half-spaces are not bounded (the backend has a closed form) and
+triangle meshes are surfaces: neither is handled here (a ``Mesh`` may be passed as its hull).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+import heapq
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+
+from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.geometry.meshes import hull_planes
+from robot_state_core.geometry.query import (
+    point_signed_distance_primitive,
+    segment_closest_points,
+    support_mapping,
+    Vec3,
+)
+from robot_state_core.geometry.shapes import (
+    Box,
+    Capsule,
+    Cone,
+    Convex,
+    Cylinder,
+    Ellipsoid,
+    Mesh,
+    Shape,
+    Sphere,
+)
+
+FloatArray = NDArray[np.float64]
+SignedDistance = tuple[FloatArray, FloatArray, float, FloatArray]
+'''``(p_WCa, p_WCb, distance, nhat_BA_W)``.'''
+
+__all__ = ['CONVEX_SHAPES', 'TOLERANCE', 'SignedDistance', 'convex_signed_distance']
+
+CONVEX_SHAPES = (Box, Sphere, Ellipsoid, Cylinder, Capsule, Cone, Convex)
+'''Shapes this module handles (a ``Convex`` needs its hull vertices).'''
+
+TOLERANCE = 1e-12
+'''Relative stopping tolerance of GJK and EPA, times the size of the pair (its bounding radii).'''
+
+_MAX_GJK = 256
+_MAX_EPA = 512
+
+# A support point of the Minkowski difference and the two shape points behind it.
+_Vertex = tuple[Vec3, Vec3, Vec3]  # (w = a - b, a, b)
+
+
+# ------------------------------------------------------------------------------ 3-vector math
+
+
+def _sub(a: Vec3, b: Vec3) -> Vec3:
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def _add(a: Vec3, b: Vec3) -> Vec3:
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+def _mul(s: float, a: Vec3) -> Vec3:
+    return (s * a[0], s * a[1], s * a[2])
+
+
+def _dot(a: Vec3, b: Vec3) -> float:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _cross(a: Vec3, b: Vec3) -> Vec3:
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _norm(a: Vec3) -> float:
+    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+
+
+def _combine(weights: list[float], points: list[Vec3]) -> Vec3:
+    x = y = z = 0.0
+    for w, p in zip(weights, points, strict=True):
+        x += w * p[0]
+        y += w * p[1]
+        z += w * p[2]
+    return (x, y, z)
+
+
+def _vec(a: Vec3) -> FloatArray:
+    return np.array(a, dtype=np.float64)
+
+
+# ------------------------------------------------------------------------------ shapes as cores
+
+
+class _Core:
+    """A convex shape as ``core + ball(radius)``: a point, a segment, or the solid itself."""
+
+    __slots__ = ('X', 'centre', 'ends', 'planes', 'radius', 'shape', 'size', 'support')
+
+    def __init__(self, shape: Shape, X_WG: FloatArray, vertices: FloatArray | None,
+                 faces: NDArray[np.integer] | None) -> None:
+        X = np.asarray(X_WG, dtype=np.float64)
+        t = X[:3, 3]
+        self.shape, self.X = shape, X
+        self.centre: Vec3 = (float(t[0]), float(t[1]), float(t[2]))
+        self.ends: tuple[Vec3, Vec3] | None = None
+        self.planes: tuple[FloatArray, FloatArray] | None = None
+        self.radius = 0.0
+        self.support: Callable[[Vec3], Vec3]
+        if isinstance(shape, Sphere | Capsule):
+            self.radius = float(shape.radius)
+            half = 0.5 * float(shape.length) if isinstance(shape, Capsule) else 0.0
+            z = X[:3, 2] * half
+            self.ends = (_sub(self.centre, tuple(z.tolist())), _add(self.centre,
+                                                                    tuple(z.tolist())))
+            self.size = self.radius + half
+            self.support = self._segment
+        else:
+            if isinstance(shape, Mesh | Convex):
+                if vertices is None or len(vertices) == 0:
+                    raise InvalidArgumentError(
+                        f'convex_signed_distance: {type(shape).__name__} {shape.uri!r} needs '
+                        'its hull vertices')
+                if faces is not None and len(faces):
+                    self.planes = hull_planes(np.asarray(vertices, dtype=np.float64),
+                                              np.asarray(faces))
+            self.size = _bounding_radius(shape, vertices)
+            self.support = support_mapping(shape, X, vertices)
+
+    def _segment(self, d: Vec3) -> Vec3:
+        assert self.ends is not None
+        p0, p1 = self.ends
+        return p1 if _dot(d, _sub(p1, p0)) >= 0.0 else p0
+
+    def off_surface(self, p: Vec3) -> float:
+        """How far ``p`` is from the core's surface (0 on it; a hull without faces: 0)."""
+        if self.ends is not None:
+            p0, p1 = self.ends
+            axis = _sub(p1, p0)
+            length2 = _dot(axis, axis)
+            t = 0.0 if length2 == 0.0 else min(max(_dot(_sub(p, p0), axis) / length2, 0.0),
+                                                1.0)
+            return _norm(_sub(p, _add(p0, _mul(t, axis))))
+        p_G = self.X[:3, :3].T @ (np.array(p) - self.X[:3, 3])
+        if isinstance(self.shape, Mesh | Convex):
+            if self.planes is None:
+                return 0.0
+            normals, offsets = self.planes
+            return abs(float(np.max(normals @ p_G - offsets)))
+        return abs(point_signed_distance_primitive(self.shape, p_G)[0])
+
+
+def _bounding_radius(shape: Shape, vertices: FloatArray | None) -> float:
+    if isinstance(shape, Box):
+        return 0.5 * math.sqrt(shape.x ** 2 + shape.y ** 2 + shape.z ** 2)
+    if isinstance(shape, Ellipsoid):
+        return float(max(shape.a, shape.b, shape.c))
+    if isinstance(shape, Cylinder | Cone):
+        return math.hypot(shape.radius, 0.5 * shape.length)
+    assert vertices is not None
+    return float(np.sqrt(np.max(np.einsum('ij,ij->i', vertices, vertices))))
+
+
+def convex_signed_distance(shape_a: Shape, X_WA: FloatArray, shape_b: Shape, X_WB: FloatArray,
+                           vertices_a: FloatArray | None = None,
+                           vertices_b: FloatArray | None = None, *,
+                           faces_a: NDArray[np.integer] | None = None,
+                           faces_b: NDArray[np.integer] | None = None) -> SignedDistance:
+    """Signed distance, witness points and normal of two posed convex shapes.
+
+    Args:
+        shape_a: Shape A: one of :data:`CONVEX_SHAPES`.
+        X_WA: (4, 4) pose of A in the world.
+        shape_b: Shape B.
+        X_WB: (4, 4) pose of B.
+        vertices_a: (V, 3) hull vertices of A in its frame, for a ``Convex`` (or a ``Mesh``,
+            which is then treated as its hull).
+        vertices_b: The same for B.
+        faces_a: (F, 3) the hull's outward triangles, for a ``Convex`` A: lets the witness
+            points be checked against the hull (recommended; without them a hull's witness is
+            taken from the polytope alone).
+        faces_b: The same for B.
+
+    Returns:
+        ``(p_WCa, p_WCb, distance, nhat_BA_W)`` (module docstring). When separated, the
+        witnesses are the closest points; when penetrating, ``-distance`` is the minimum
+        translation distance and the witnesses are the deepest points along ``nhat_BA_W``.
+
+    Raises:
+        InvalidArgumentError: An unsupported shape (half-space), or a hull without vertices.
+    """
+    for shape in (shape_a, shape_b):
+        if not isinstance(shape, (*CONVEX_SHAPES, Mesh)):
+            raise InvalidArgumentError(
+                f'convex_signed_distance: {type(shape).__name__} is not a bounded convex shape')
+    a = _Core(shape_a, X_WA, vertices_a, faces_a)
+    b = _Core(shape_b, X_WB, vertices_b, faces_b)
+    radii = a.radius + b.radius
+    tol = TOLERANCE * (a.size + b.size)
+    if a.ends is not None and b.ends is not None:
+        c_a, c_b, nhat = _swept_cores(a, b, tol)
+        core = _dot(nhat, _sub(c_a, c_b))
+    else:
+        found = _gjk(a, b, tol)
+        if isinstance(found, list):
+            depth, c_a, c_b, nhat = _epa(a, b, found, tol)
+            c_a, c_b = _witnesses(a, b, depth, nhat, c_a, c_b, tol)
+            core = -depth
+        else:
+            c_a, c_b, nhat = found
+            core = _dot(nhat, _sub(c_a, c_b))
+    p_a = _sub(c_a, _mul(a.radius, nhat))
+    distance = core - radii
+    # Drake's identity p_WCa = p_WCb + distance * nhat, exactly, in both cases.
+    p_b = _sub(p_a, _mul(distance, nhat))
+    return _vec(p_a), _vec(p_b), distance, _vec(nhat)
+
+
+# ------------------------------------------------------------------------ point/segment cores
+
+
+def _swept_cores(a: _Core, b: _Core, tol: float) -> tuple[Vec3, Vec3, Vec3]:
+    """Closest core points and ``nhat_BA_W`` of two point/segment cores (spheres, capsules).
+
+    When the cores touch, the normal is the common normal of the two axes (crossing capsules),
+    or, for parallel axes or a point on an axis, the direction between the shape centres made
+    perpendicular to the axis (a fixed perpendicular if even that vanishes).
+    """
+    assert a.ends is not None and b.ends is not None
+    ca_, cb_ = segment_closest_points(*(np.array(p) for p in (*a.ends, *b.ends)))
+    c_a: Vec3 = (float(ca_[0]), float(ca_[1]), float(ca_[2]))
+    c_b: Vec3 = (float(cb_[0]), float(cb_[1]), float(cb_[2]))
+    diff = _sub(c_a, c_b)
+    core = _norm(diff)
+    if core > tol:
+        return c_a, c_b, _mul(1.0 / core, diff)
+    hint = _sub(a.centre, b.centre)
+    axis_a, axis_b = _sub(a.ends[1], a.ends[0]), _sub(b.ends[1], b.ends[0])
+    la, lb = _norm(axis_a), _norm(axis_b)
+    if la > tol and lb > tol:
+        cross = _cross(axis_a, axis_b)
+        n = _norm(cross)
+        if n > 1e-9 * la * lb:
+            nhat = _mul(1.0 / n, cross)
+            return c_a, c_b, (_mul(-1.0, nhat) if _dot(nhat, hint) < 0.0 else nhat)
+    if la > tol or lb > tol:
+        return c_a, c_b, _perpendicular(axis_a if la >= lb else axis_b, hint)
+    n = _norm(hint)
+    return c_a, c_b, (_mul(1.0 / n, hint) if n > 0.0 else (1.0, 0.0, 0.0))
+
+
+def _perpendicular(axis: Vec3, hint: Vec3) -> Vec3:
+    """A unit vector perpendicular to ``axis``: ``hint``'s perpendicular part if it has one."""
+    u = _mul(1.0 / _norm(axis), axis)
+    v = _sub(hint, _mul(_dot(hint, u), u))
+    n = _norm(v)
+    if n > 1e-12 * _norm(hint):
+        return _mul(1.0 / n, v)
+    k = min(range(3), key=lambda i: abs(u[i]))
+    e = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
+    w = _cross(u, e)
+    return _mul(1.0 / _norm(w), w)
+
+
+# ------------------------------------------------------------------------------ GJK
+
+
+def _support(a: _Core, b: _Core, d: Vec3) -> _Vertex:
+    pa = a.support(d)
+    pb = b.support((-d[0], -d[1], -d[2]))
+    return _sub(pa, pb), pa, pb
+
+
+def _project(P: list[Vec3]) -> tuple[Vec3, list[float]] | None:
+    """Projection of the origin onto ``aff(P)`` and its barycentric weights (None if flat)."""
+    if len(P) == 1:
+        return P[0], [1.0]
+    o = P[0]
+    E = [_sub(p, o) for p in P[1:]]
+    rhs = [-_dot(e, o) for e in E]
+    if len(E) == 1:
+        g = _dot(E[0], E[0])
+        if not g > 0.0:
+            return None
+        mu = [rhs[0] / g]
+    elif len(E) == 2:
+        g00, g01, g11 = _dot(E[0], E[0]), _dot(E[0], E[1]), _dot(E[1], E[1])
+        det = g00 * g11 - g01 * g01
+        if not det > 1e-20 * g00 * g11:
+            return None
+        mu = [(rhs[0] * g11 - rhs[1] * g01) / det, (g00 * rhs[1] - g01 * rhs[0]) / det]
+    else:
+        n = _cross(E[1], E[2])
+        det = _dot(E[0], n)
+        if not abs(det) > 1e-10 * _norm(E[0]) * _norm(E[1]) * _norm(E[2]):
+            return None
+        # The origin itself (a tetrahedron spans space): solve sum_k mu_k E_k = -o.
+        m = _mul(-1.0, o)
+        mu = [_dot(m, n) / det, _dot(E[0], _cross(m, E[2])) / det,
+              _dot(E[0], _cross(E[1], m)) / det]
+    point = _add(o, _combine(mu, E))
+    return point, [1.0 - sum(mu), *mu]
+
+
+def _closest_on_simplex(W: list[Vec3]) -> tuple[Vec3, list[int], list[float]]:
+    """The point of ``hull(W)`` nearest the origin, the face it lies on and its weights.
+
+    Brute force over the (at most 15) faces of the simplex: the projection of the origin onto a
+    face's affine hull is a candidate when its barycentric weights are all non-negative; the
+    nearest candidate is the answer (the projection onto the face whose relative interior holds
+    the nearest point is one of them).
+    """
+    n = len(W)
+    best: tuple[float, Vec3, list[int], list[float]] | None = None
+    for mask in range(1, 1 << n):
+        idx = [i for i in range(n) if mask >> i & 1]
+        found = _project([W[i] for i in idx])
+        if found is None or min(found[1]) < 0.0:
+            continue
+        point, weights = found
+        d2 = _dot(point, point)
+        if best is None or d2 < best[0]:
+            best = (d2, point, idx, weights)
+    assert best is not None  # every single vertex is a candidate
+    return best[1], best[2], best[3]
+
+
+def _gjk(a: _Core, b: _Core, tol: float) -> tuple[Vec3, Vec3, Vec3] | list[_Vertex]:
+    """GJK on the cores: closest points and ``nhat_BA_W``, or the simplex if they overlap.
+
+    Stops when ``|v| - v.w/|v|`` (the gap between the upper and lower bound of the distance)
+    is below ``tol``; an origin within ``tol`` of the simplex counts as overlap.
+    """
+    d = _sub(a.centre, b.centre)
+    if _norm(d) == 0.0:
+        d = (1.0, 0.0, 0.0)
+    simplex = [_support(a, b, (-d[0], -d[1], -d[2]))]
+    v, weights = simplex[0][0], [1.0]
+    for _ in range(_MAX_GJK):
+        vn = _norm(v)
+        if vn <= tol:
+            return simplex
+        vertex = _support(a, b, (-v[0], -v[1], -v[2]))
+        if vn - _dot(v, vertex[0]) / vn <= tol or any(vertex[0] == s[0] for s in simplex):
+            break
+        simplex.append(vertex)
+        v, idx, weights = _closest_on_simplex([s[0] for s in simplex])
+        simplex = [simplex[i] for i in idx]
+        if len(simplex) == 4:  # the origin is inside the tetrahedron
+            return simplex
+    vn = _norm(v)
+    if vn <= tol:
+        return simplex
+    c_a = _combine(weights, [s[1] for s in simplex])
+    c_b = _combine(weights, [s[2] for s in simplex])
+    return c_a, c_b, _mul(1.0 / vn, v)
+
+
+# ------------------------------------------------------------------------------ EPA
+
+
+_Face = tuple[int, int, int, Vec3, float]  # vertex indices (CCW from outside), normal, offset
+
+
+class _Polytope:
+    """A convex polytope inscribed in the Minkowski difference, triangles facing outward."""
+
+    def __init__(self) -> None:
+        self.V: list[_Vertex] = []
+        self.faces: dict[int, _Face] = {}
+        self.edges: dict[tuple[int, int], int] = {}  # directed edge -> the face on its left
+        self.heap: list[tuple[float, int]] = []
+        self.count = 0
+
+    def add_face(self, i: int, j: int, k: int) -> bool:
+        wi, wj, wk = self.V[i][0], self.V[j][0], self.V[k][0]
+        n = _cross(_sub(wj, wi), _sub(wk, wi))
+        norm = _norm(n)
+        if not norm > 0.0:
+            return False
+        n = _mul(1.0 / norm, n)
+        d = (_dot(n, wi) + _dot(n, wj) + _dot(n, wk)) / 3.0
+        f = self.count
+        self.count += 1
+        self.faces[f] = (i, j, k, n, d)
+        self.edges[(i, j)] = self.edges[(j, k)] = self.edges[(k, i)] = f
+        heapq.heappush(self.heap, (d, f))
+        return True
+
+    def nearest(self) -> int:
+        while True:
+            f = self.heap[0][1]
+            if f in self.faces:
+                return f
+            heapq.heappop(self.heap)
+
+    def expand(self, f: int, vertex: _Vertex, eps: float) -> bool:
+        """Adds ``vertex`` (beyond face ``f``): removes what it sees, cones the horizon to it."""
+        self.V.append(vertex)
+        v = len(self.V) - 1
+        p = vertex[0]
+        visible = {f}
+        stack = [f]
+        while stack:
+            i, j, k, _, _ = self.faces[stack.pop()]
+            for e0, e1 in ((i, j), (j, k), (k, i)):
+                h = self.edges.get((e1, e0))
+                if h is not None and h not in visible:
+                    _, _, _, n_h, d_h = self.faces[h]
+                    if _dot(n_h, p) - d_h > eps:
+                        visible.add(h)
+                        stack.append(h)
+        horizon = []
+        for g in visible:
+            i, j, k, _, _ = self.faces[g]
+            for e0, e1 in ((i, j), (j, k), (k, i)):
+                if self.edges.get((e1, e0)) not in visible:
+                    horizon.append((e0, e1))
+        for g in visible:
+            i, j, k, _, _ = self.faces.pop(g)
+            for e in ((i, j), (j, k), (k, i)):
+                if self.edges.get(e) == g:
+                    del self.edges[e]
+        ok = True
+        for e0, e1 in horizon:
+            ok = self.add_face(e0, e1, v) and ok
+        return ok
+
+
+_DIRECTIONS: list[Vec3] = [(1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 1.0, 0.0),
+                           (0.0, -1.0, 0.0), (0.0, 0.0, 1.0), (0.0, 0.0, -1.0),
+                           *((sx / math.sqrt(3.0), sy / math.sqrt(3.0), sz / math.sqrt(3.0))
+                             for sx in (-1.0, 1.0) for sy in (-1.0, 1.0) for sz in (-1.0, 1.0))]
+
+
+def _initial_polytope(a: _Core, b: _Core, simplex: list[_Vertex], eps: float,
+                      size: float) -> _Polytope:
+    """The hull of support points in 14 fixed directions, the centre line and the GJK simplex.
+
+    Any polytope inscribed in the Minkowski difference works as a start: faces whose plane
+    passes beyond the origin simply have a negative offset and are expanded first.
+    """
+    samples = list(simplex)
+    directions = list(_DIRECTIONS)
+    centre = _sub(a.centre, b.centre)
+    n = _norm(centre)
+    if n > 0.0:
+        directions += [_mul(1.0 / n, centre), _mul(-1.0 / n, centre)]
+    samples += [_support(a, b, d) for d in directions]
+    P = [s[0] for s in samples]
+    i0 = 0
+    i1 = max(range(len(P)), key=lambda i: _norm(_sub(P[i], P[i0])))
+    e1 = _sub(P[i1], P[i0])
+    i2 = max(range(len(P)), key=lambda i: _norm(_cross(_sub(P[i], P[i0]), e1)))
+    normal = _cross(e1, _sub(P[i2], P[i0]))
+    i3 = max(range(len(P)), key=lambda i: abs(_dot(_sub(P[i], P[i0]), normal)))
+    volume = _dot(_sub(P[i3], P[i0]), normal)
+    if not abs(volume) > 1e-12 * size ** 3:
+        raise InvalidArgumentError('convex_signed_distance: the Minkowski difference of the '
+                                   'pair is flat (a degenerate shape)')
+    if volume > 0.0:
+        i1, i2 = i2, i1  # (i0, i1, i2) counter-clockwise seen from outside, i3 behind it
+    poly = _Polytope()
+    poly.V = [samples[i] for i in (i0, i1, i2, i3)]
+    for face in ((0, 1, 2), (0, 3, 1), (1, 3, 2), (2, 3, 0)):
+        poly.add_face(*face)
+    for s, sample in enumerate(samples):
+        if s in (i0, i1, i2, i3):
+            continue
+        w = sample[0]
+        beyond = [(d, f) for f, (_, _, _, nf, d) in poly.faces.items() if _dot(nf, w) - d > eps]
+        if beyond:
+            poly.expand(min(beyond)[1], sample, eps)
+    return poly
+
+
+def _epa(a: _Core, b: _Core, simplex: list[_Vertex],
+         tol: float) -> tuple[float, Vec3, Vec3, Vec3]:
+    """Penetration depth of the cores: ``(depth, c_a, c_b, nhat_BA_W)``.
+
+    ``c_a - c_b = -depth * nhat_BA_W``; ``depth = h_M(-nhat_BA_W)`` is the exact overlap along
+    the normal, within ``tol`` of the minimum over all directions.
+    """
+    size = a.size + b.size
+    eps = 1e-3 * tol
+    poly = _initial_polytope(a, b, simplex, eps, size)
+    for _ in range(_MAX_EPA):
+        f = poly.nearest()
+        _, _, _, n, d = poly.faces[f]
+        vertex = _support(a, b, n)
+        if _dot(n, vertex[0]) - d <= tol or not poly.expand(f, vertex, eps):
+            break
+    f = poly.nearest()
+    _, _, _, n, _ = poly.faces[f]
+    depth = _dot(n, _support(a, b, n)[0])
+    i, j, k, weights = _witness_face(poly, f, depth + tol)
+    c_a = _combine(weights, [poly.V[i][1], poly.V[j][1], poly.V[k][1]])
+    c_b = _combine(weights, [poly.V[i][2], poly.V[j][2], poly.V[k][2]])
+    # n points from B's deepest point towards A's: nhat_BA_W = -n.
+    return depth, c_a, c_b, _mul(-1.0, n)
+
+
+def _witnesses(a: _Core, b: _Core, depth: float, nhat: Vec3, c_a: Vec3, c_b: Vec3,
+               tol: float) -> tuple[Vec3, Vec3]:
+    """Witness points on the two core surfaces with ``p_a - p_b = -depth * nhat`` exactly.
+
+    EPA's face gives points ``c_a``, ``c_b`` on the surfaces whose difference is the nearest
+    boundary point of the polytope, which can sit beside ``-depth * nhat`` where the depth
+    varies only to second order (along a cylinder's side, around a curved tip): it is
+    corrected half on each side. When that leaves a point off its surface, the exact
+    support points along the normal are tried (``s_A(n)`` with ``s_A(n) - depth n``, and
+    ``s_B(-n) + depth n`` with ``s_B(-n)``): one of them is unique wherever a shape is curved
+    at the contact. The pair farthest off its surfaces loses.
+    """
+    n = _mul(-1.0, nhat)
+    offset = _mul(0.5, _sub(_mul(depth, n), _sub(c_a, c_b)))
+    pairs = [(_add(c_a, offset), _sub(c_b, offset))]
+    off = max(a.off_surface(pairs[0][0]), b.off_surface(pairs[0][1]))
+    if off <= tol:
+        return pairs[0]
+    s_a, s_b = a.support(n), b.support(nhat)
+    for p_a, p_b in ((s_a, _sub(s_a, _mul(depth, n))), (_add(s_b, _mul(depth, n)), s_b)):
+        candidate = max(a.off_surface(p_a), b.off_surface(p_b))
+        if candidate < off:
+            pairs[0], off = (p_a, p_b), candidate
+    return pairs[0]
+
+
+def _witness_face(poly: _Polytope, nearest: int,
+                  limit: float) -> tuple[int, int, int, list[float]]:
+    """The face holding the polytope's boundary point nearest the origin, and its weights.
+
+    For an exactly convex polytope that point is the projection of the origin onto the
+    nearest face's plane. Near curved parts of the Minkowski difference EPA leaves long,
+    needle-thin, almost coplanar faces (and flat parts are split into coplanar triangles), so
+    the nearest point is searched over every face whose plane is within ``limit`` of the
+    origin, as the nearest point of each triangle (robust to rounding and to coplanar ties).
+    Its weights combine the shape points behind the corners into the witnesses.
+    """
+    best: tuple[float, int, list[float]] | None = None
+    for g, (i, j, k, _, e) in poly.faces.items():
+        if e > limit and g != nearest:
+            continue
+        point, weights = _closest_on_triangle(poly.V[i][0], poly.V[j][0], poly.V[k][0])
+        d2 = _dot(point, point)
+        if best is None or d2 < best[0]:
+            best = (d2, g, weights)
+    assert best is not None
+    i, j, k, _, _ = poly.faces[best[1]]
+    return i, j, k, best[2]
+
+
+def _closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, list[float]]:
+    """The point of triangle ``abc`` nearest the origin and its barycentric weights.
+
+    Ericson, Real-Time Collision Detection, 5.1.5 (Voronoi regions of the corners and edges).
+    """
+    ab, ac, ap = _sub(b, a), _sub(c, a), _mul(-1.0, a)
+    d1, d2 = _dot(ab, ap), _dot(ac, ap)
+    if d1 <= 0.0 and d2 <= 0.0:
+        return a, [1.0, 0.0, 0.0]
+    bp = _mul(-1.0, b)
+    d3, d4 = _dot(ab, bp), _dot(ac, bp)
+    if d3 >= 0.0 and d4 <= d3:
+        return b, [0.0, 1.0, 0.0]
+    vc = d1 * d4 - d3 * d2
+    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        t = d1 / (d1 - d3)
+        return _add(a, _mul(t, ab)), [1.0 - t, t, 0.0]
+    cp = _mul(-1.0, c)
+    d5, d6 = _dot(ab, cp), _dot(ac, cp)
+    if d6 >= 0.0 and d5 <= d6:
+        return c, [0.0, 0.0, 1.0]
+    vb = d5 * d2 - d1 * d6
+    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+        t = d2 / (d2 - d6)
+        return _add(a, _mul(t, ac)), [1.0 - t, 0.0, t]
+    va = d3 * d6 - d5 * d4
+    if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
+        t = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+        return _add(b, _mul(t, _sub(c, b))), [0.0, 1.0 - t, t]
+    # Inside the face: the weights from signed areas (accurate for thin triangles too).
+    weights = _barycentric(a, b, c, (0.0, 0.0, 0.0), clamp=False)
+    return _combine(weights, [a, b, c]), weights
+
+
+def _barycentric(p0: Vec3, p1: Vec3, p2: Vec3, q: Vec3,
+                 clamp: bool = True) -> list[float]:
+    """Barycentric weights of ``q`` (projected onto the triangle's plane) in the triangle.
+
+    Ratios of signed sub-triangle areas along the normal: unlike the Gram-matrix formula they
+    stay accurate for the long, thin triangles EPA makes on curved surfaces. Clamped to the
+    triangle by default.
+    """
+    n = _cross(_sub(p1, p0), _sub(p2, p0))
+    area = _dot(n, n)
+    if not area > 0.0:
+        return [1.0, 0.0, 0.0]
+    u = _dot(n, _cross(_sub(p1, q), _sub(p2, q))) / area
+    v = _dot(n, _cross(_sub(p2, q), _sub(p0, q))) / area
+    w = 1.0 - u - v
+    if clamp and min(u, v, w) < 0.0:
+        u, v, w = max(u, 0.0), max(v, 0.0), max(w, 0.0)
+        total = u + v + w
+        u, v, w = u / total, v / total, w / total
+    return [u, v, w]
