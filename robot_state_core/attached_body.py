@@ -40,6 +40,7 @@ from robot_state_core.geometry.shapes import (
     Cone,
     Convex,
     Cylinder,
+    Ellipsoid,
     HalfSpace,
     Mesh,
     Shape,
@@ -61,7 +62,7 @@ __all__ = [
 
 _LOG = logging.getLogger(__name__)
 IntArray = NDArray[np.intp]
-_SHAPE_TYPES = (Box, Sphere, Cylinder, Capsule, Cone, HalfSpace, Mesh, Convex)
+_SHAPE_TYPES = (Box, Sphere, Ellipsoid, Cylinder, Capsule, Cone, HalfSpace, Mesh, Convex)
 
 
 
@@ -267,6 +268,7 @@ class ShapeExtents:
         count: Number of shapes ``N`` (poses passed to :func:`shape_aabbs` are ``(N, 4, 4)``).
         box_index: Shapes that are boxes; ``box_half``: their ``(nb, 3)`` half extents.
         sphere_index: Spheres; ``sphere_radius``: ``(ns,)``.
+        ellipsoid_index: Ellipsoids; ``ellipsoid_axes``: their ``(ne, 3)`` semi-axes.
         segment_index: Cylinders and capsules (a disc or ball swept along z);
             ``segment_half_length`` ``(nc,)``, ``segment_radius`` ``(nc,)``, ``segment_ball``
             ``(nc,)`` True for capsules (ball radius) and False for cylinders (disc radius).
@@ -282,6 +284,8 @@ class ShapeExtents:
     box_half: FloatArray
     sphere_index: IntArray
     sphere_radius: FloatArray
+    ellipsoid_index: IntArray
+    ellipsoid_axes: FloatArray
     segment_index: IntArray
     segment_half_length: FloatArray
     segment_radius: FloatArray
@@ -297,7 +301,8 @@ class ShapeExtents:
     def from_shapes(cls, shapes: Sequence[Shape]) -> ShapeExtents:
         """Classify ``shapes`` once (a loop over shapes, not over configurations)."""
         kinds: dict[str, list[int]] = {k: [] for k in
-                                       ('box', 'sphere', 'segment', 'cone', 'mesh', 'none')}
+                                       ('box', 'sphere', 'ellipsoid', 'segment', 'cone',
+                                        'mesh', 'none')}
         params: dict[str, list[Any]] = {k: [] for k in kinds}
         for i, s in enumerate(shapes):
             if isinstance(s, Box):
@@ -306,6 +311,9 @@ class ShapeExtents:
             elif isinstance(s, Sphere):
                 kinds['sphere'].append(i)
                 params['sphere'].append(s.radius)
+            elif isinstance(s, Ellipsoid):
+                kinds['ellipsoid'].append(i)
+                params['ellipsoid'].append((s.a, s.b, s.c))
             elif isinstance(s, Cylinder | Capsule):
                 kinds['segment'].append(i)
                 params['segment'].append((0.5 * s.length, s.radius, isinstance(s, Capsule)))
@@ -325,6 +333,8 @@ class ShapeExtents:
             box_half=_ro(np.array(params['box'], dtype=np.float64).reshape(-1, 3)),
             sphere_index=_ro(kinds['sphere'], np.intp),
             sphere_radius=_ro(params['sphere']),
+            ellipsoid_index=_ro(kinds['ellipsoid'], np.intp),
+            ellipsoid_axes=_ro(np.array(params['ellipsoid'], dtype=np.float64).reshape(-1, 3)),
             segment_index=_ro(kinds['segment'], np.intp),
             segment_half_length=_ro(seg[:, 0]), segment_radius=_ro(seg[:, 1]),
             segment_ball=_ro(seg[:, 2] > 0.5, np.bool_),
@@ -373,6 +383,10 @@ def shape_aabbs(extents: ShapeExtents, X_WS: ArrayLike) -> tuple[FloatArray, Flo
     s = extents.sphere_index
     r = extents.sphere_radius[:, None]
     lower[s], upper[s] = p[s] - r, p[s] + r
+    # Ellipsoid R diag(a) B: the half extent along axis i is |row i of R diag(a)|.
+    e = extents.ellipsoid_index
+    half = np.sqrt(np.einsum('nij,nj->ni', R[e] ** 2, extents.ellipsoid_axes ** 2))
+    lower[e], upper[e] = p[e] - half, p[e] + half
     # Disc of radius r with normal z_W: half extent along axis i is r * sqrt(1 - z_i^2).
     c = extents.segment_index
     z = R[c, :, 2]

@@ -3,8 +3,9 @@
 Conventions (RViz ``visualization_msgs/Marker``): every marker is expressed in its **link
 frame** (``frame``), so RViz moves it with TF; ``X_FK`` is the marker pose in that frame;
 ``scale`` holds **full sizes** (box edge lengths; sphere and cylinder diameters, cylinder
-height along z); meshes keep their original URI (``package://`` / ``file://``) and carry the
-mesh scale; colours are RGBA in [0, 1] with a non-zero alpha. One namespace per link.
+height along z; an ellipsoid is a SPHERE with its three diameters); meshes keep their original
+URI (``package://`` / ``file://``) and carry the mesh scale; colours are RGBA in [0, 1] with a
+non-zero alpha. One namespace per link.
 """
 
 from __future__ import annotations
@@ -16,7 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from robot_state_core.geometry.shapes import Box, Capsule, Convex, Cylinder, Mesh, Shape, Sphere
+from robot_state_core.geometry.shapes import (
+    Box,
+    Capsule,
+    Convex,
+    Cylinder,
+    Ellipsoid,
+    Mesh,
+    Shape,
+    Sphere,
+)
 from robot_state_core.transforms import FloatArray
 
 #: Colour of elements without a material (RViz's default robot grey).
@@ -75,6 +85,8 @@ def shape_markers(shape: Shape, X_FK: FloatArray) -> list[tuple[MarkerKind, tupl
     if isinstance(shape, Sphere):
         d = 2.0 * shape.radius
         return [(MarkerKind.SPHERE, (d, d, d), X_FK, '')]
+    if isinstance(shape, Ellipsoid):  # RViz draws a SPHERE scaled per axis as an ellipsoid
+        return [(MarkerKind.SPHERE, (2.0 * shape.a, 2.0 * shape.b, 2.0 * shape.c), X_FK, '')]
     if isinstance(shape, Cylinder):
         d = 2.0 * shape.radius
         return [(MarkerKind.CYLINDER, (d, d, shape.length), X_FK, '')]

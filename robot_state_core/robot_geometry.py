@@ -24,6 +24,8 @@ padded shape contains the original one and its surface lies about ``padding`` ou
 shape          padded (``s`` = scale, ``p`` = padding)
 =============  ===================================================================================
 Sphere         ``radius·s + p`` (exact offset surface)
+Ellipsoid      every semi-axis ``·s + p`` (approximate: exact on the axes, a little less than ``p``
+               between them; the offset surface of an ellipsoid is not an ellipsoid)
 Capsule        ``radius·s + p``, ``length·s`` (exact offset surface)
 Box            every full edge ``·s + 2p``: each face moves out by exactly ``p`` (sharp corners,
                a superset of the rounded offset body)
@@ -87,6 +89,7 @@ from robot_state_core.geometry.shapes import (
     Cone,
     Convex,
     Cylinder,
+    Ellipsoid,
     HalfSpace,
     Mesh,
     Shape,
@@ -178,6 +181,8 @@ def padded_shape(shape: Shape, padding: float = 0.0,
         return Sphere(shape.radius * s + p), identity
     if isinstance(shape, Capsule):
         return Capsule(shape.radius * s + p, shape.length * s), identity
+    if isinstance(shape, Ellipsoid):
+        return Ellipsoid(shape.a * s + p, shape.b * s + p, shape.c * s + p), identity
     if isinstance(shape, Box):
         return Box(shape.x * s + 2 * p, shape.y * s + 2 * p, shape.z * s + 2 * p), identity
     if isinstance(shape, Cylinder):

@@ -1,6 +1,7 @@
 """Geometry: shape specifications and the Drake-style geometry registry (seed S0).
 
-* :mod:`~robot_state_core.geometry.shapes`: frozen shape specs (Box, Sphere, ... Mesh).
+* :mod:`~robot_state_core.geometry.shapes`: frozen shape specs (Box, Sphere, Ellipsoid, ...
+  Mesh).
 * :mod:`~robot_state_core.geometry.roles`: :class:`Role`, :class:`RoleAssign` and the role
   property sets.
 * :mod:`~robot_state_core.geometry.scene_graph`: :class:`SceneGraph`, the registry of sources,
@@ -45,6 +46,7 @@ from robot_state_core.geometry.shapes import (
     Cone,
     Convex,
     Cylinder,
+    Ellipsoid,
     HalfSpace,
     Mesh,
     Shape,
@@ -59,6 +61,7 @@ __all__ = [
     'Cone',
     'Convex',
     'Cylinder',
+    'Ellipsoid',
     'FrameId',
     'FramePoses',
     'GeometryFrame',

@@ -22,7 +22,8 @@ refuses edits made with it.
 
 Versions (G-C10, G-32). The registry keeps one version per role. Each change draws a fresh value
 from a process-wide counter, so equal versions (even across registries) imply identical role
-data; different versions do not imply different data. The changes follow G-32 exactly:
+data; different versions do not imply different data. The changes are Drake's
+(``geometry_state.cc``), which the seed's table summarizes:
 
 =========================================  ===============================================
 operation                                  versions changed
@@ -31,20 +32,19 @@ register frame/geometry without roles      none
 register geometry with properties          each role it brings (perception: if rendered)
 assign_role (NEW or REPLACE)               that role (perception: if a renderer accepts it)
 remove_role                                that role, if any geometry lost it (perception:
-                                           if it was rendered)
-remove_geometry (+ the ones hanging on it)  proximity always; perception if any was
-                                           rendered; illustration if any had it [D]
+                                           if it was rendered); UNASSIGNED: none
+remove_geometry (+ the ones hanging on it)  each role a removed geometry had (perception:
+                                           if one was rendered)
 change_shape                               each assigned role (perception: if rendered)
 rename_frame / rename_geometry             none
 collision_filter_manager() / its apply()   proximity (apply also bumps [D])
-add_renderer / remove_renderer             perception, if the renderer takes/held geometry
+add_renderer                               perception, if the renderer takes geometry
+remove_renderer                            perception, always
 set_deformable_configuration               none (kinematics, not model data)
 =========================================  ===============================================
 
-The ``[D]`` entries go beyond the seed's table by its own rule ("any operation that affects
-geometry with one of those roles will modify the corresponding version"): removing a geometry
-with illustration changes what a viewer must draw, and a filter manager that is applied twice
-must not leave equal versions on different filter data.
+The one ``[D]`` entry goes beyond Drake (``docs/decisions.md``): a filter manager that is
+applied twice must not leave equal versions on different filter data.
 
 Collision filtering (G-29, G-30). Rigid geometries affixed to the same frame (anchored ones share
 the world frame) never collide; deformables get no implicit filter. Explicit filters are
@@ -91,6 +91,7 @@ from robot_state_core.geometry.shapes import (
     Cone,
     Convex,
     Cylinder,
+    Ellipsoid,
     HalfSpace,
     Mesh,
     Shape,
@@ -122,7 +123,7 @@ INTERNAL_SOURCE_NAME = 'SceneGraphInternal'
 '''Name of the registry's own source, which owns the world frame.'''
 _INTERNAL_SOURCE_ID = SourceId(_new_id())
 
-_SHAPE_TYPES = (Box, Sphere, Cylinder, Capsule, Cone, HalfSpace, Mesh, Convex)
+_SHAPE_TYPES = (Box, Sphere, Ellipsoid, Cylinder, Capsule, Cone, HalfSpace, Mesh, Convex)
 _PROPERTY_TYPES = (ProximityProperties, IllustrationProperties, PerceptionProperties)
 
 
@@ -522,6 +523,48 @@ def _load_mesh(shape: Mesh, where: str) -> tuple[FloatArray, IntArray]:
     return vertices * np.asarray(shape.scale, dtype=np.float64), faces
 
 
+def _midpoint_on_sphere(points: list[tuple[float, float, float]],
+                        midpoint: dict[tuple[int, int], int], i: int, j: int) -> int:
+    """Index of the unit-sphere point above the midpoint of edge ``ij`` (added once)."""
+    key = (min(i, j), max(i, j))
+    if key not in midpoint:
+        x, y, z = (0.5 * (a + b) for a, b in zip(points[i], points[j], strict=True))
+        n = math.sqrt(x * x + y * y + z * z)
+        points.append((x / n, y / n, z / n))
+        midpoint[key] = len(points) - 1
+    return midpoint[key]
+
+
+def _sphere_surface_mesh(radius: float, resolution_hint: float) -> tuple[FloatArray, IntArray]:
+    """Drake's deformable sphere mesh (``MakeSphereVolumeMesh``), its surface triangles.
+
+    An octahedron with its corners on the sphere, each triangle split into four (edge midpoints
+    pushed out to the sphere) ``L`` times, where ``L`` is the smallest level whose equator
+    chords are at most ``resolution_hint``: ``L = ceil(log2(pi / asin(e / 2r))) - 2`` with
+    ``e = min(hint, 2r)``, clamped to ``[0, 8]`` (Drake's cap). Level 0 is the octahedron.
+
+    Returns:
+        ``(V, 3)`` vertices [m] in the sphere's frame and ``(T, 3)`` outward triangles.
+    """
+    edge = min(resolution_hint, 2.0 * radius)
+    level = max(0, math.ceil(math.log2(math.pi / math.asin(edge / (2.0 * radius)))) - 2)
+    level = min(level, 8)
+    points: list[tuple[float, float, float]] = [
+        (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (-1.0, 0.0, 0.0), (0.0, -1.0, 0.0),
+        (0.0, 0.0, 1.0), (0.0, 0.0, -1.0)]
+    tris = [(0, 1, 4), (1, 2, 4), (2, 3, 4), (3, 0, 4),
+            (1, 0, 5), (2, 1, 5), (3, 2, 5), (0, 3, 5)]
+    for _ in range(level):
+        midpoint: dict[tuple[int, int], int] = {}
+        finer = []
+        for a, b, c in tris:
+            ab, bc, ca = (_midpoint_on_sphere(points, midpoint, i, j)
+                          for i, j in ((a, b), (b, c), (c, a)))
+            finer += [(a, ab, ca), (ab, b, bc), (ca, bc, c), (ab, bc, ca)]
+        tris = finer
+    return radius * np.array(points), np.array(tris, dtype=np.intp)
+
+
 # ---------------------------------------------------------------------------- the registry
 
 
@@ -731,16 +774,19 @@ class SceneGraph:
     def rename_frame(self, frame_id: FrameId, name: str) -> None:
         """Renames a frame; changes no version (G-12).
 
+        As in Drake, any registered frame can be renamed, the world frame included, and the
+        name is used as given; renaming a frame to its own name does nothing.
+
         Raises:
-            GeometryRegistrationError: The frame is unknown or the world frame, or another
-                frame of the same source already has ``name`` (G-12).
+            GeometryRegistrationError: The frame is unknown, or another frame of the same
+                source already has ``name`` (G-12).
         """
         where = 'SceneGraph.rename_frame'
         if not isinstance(name, str):
             raise InvalidArgumentError(f'{where}: name must be a str, got {name!r}')
         frame = self._frame(frame_id, where, 'G-12')
-        if frame_id == WORLD_FRAME_ID:
-            raise GeometryRegistrationError(f'{where}: the world frame cannot be renamed (G-12)')
+        if frame.name == name:
+            return
         for fid in self._sources[frame.source_id].frame_ids:
             if fid != frame_id and self._frames[fid].name == name:
                 raise GeometryRegistrationError(
@@ -845,9 +891,13 @@ class SceneGraph:
         Args:
             source_id: The owning source.
             frame_id: Must be :meth:`world_frame_id` (G-16 b).
-            instance: Its shape must be a :class:`~robot_state_core.geometry.shapes.Mesh`.
-            resolution_hint: Typical edge length [m] of the mesh, > 0 (stored only; no
-                remeshing here).
+            instance: Its shape must be a :class:`~robot_state_core.geometry.shapes.Mesh` (the
+                file's triangles) or a :class:`~robot_state_core.geometry.shapes.Sphere`, meshed
+                as Drake meshes it (an octahedron refined until the equator's edges are at most
+                ``resolution_hint``; the surface triangles are kept). Other shapes raise, as in
+                Drake.
+            resolution_hint: Typical edge length [m] of the mesh, > 0 (used for a sphere, stored
+                for a mesh file).
             vertices_G: ``(V, 3)`` vertex positions [m] in G to use instead of reading the mesh
                 file (``Mesh.scale`` is then not applied).
             faces: ``(T, 3)`` triangle vertex indices going with ``vertices_G``.
@@ -855,7 +905,8 @@ class SceneGraph:
         Raises:
             GeometryRegistrationError: (a) the source is unknown; (b) ``frame_id`` is not the
                 world frame; (c) ``instance`` is None; (d) the name is invalid or clashes
-                within a role; ``resolution_hint <= 0``; the shape is not a Mesh (G-16).
+                within a role; ``resolution_hint <= 0``; the shape is neither a Sphere nor a
+                Mesh (G-16).
             InvalidArgumentError: Bad ``vertices_G``/``faces``, or an unreadable mesh file.
         """
         where = 'SceneGraph.register_deformable_geometry'
@@ -873,11 +924,15 @@ class SceneGraph:
             raise GeometryRegistrationError(
                 f'{where}: resolution_hint must be a finite length > 0 m, got '
                 f'{resolution_hint!r} (G-16)')
-        if not isinstance(instance.shape, Mesh):
+        if not isinstance(instance.shape, Mesh | Sphere):
             raise GeometryRegistrationError(
-                f'{where}: deformable geometry {instance.name!r} needs a Mesh shape, got '
-                f'{type(instance.shape).__name__} (G-16)')
-        if vertices_G is None:
+                f"{where}: we don't yet generate deformable meshes for "
+                f'{type(instance.shape).__name__} (deformable geometry {instance.name!r} needs '
+                'a Sphere or a Mesh, as in Drake) (G-16)')
+        if vertices_G is None and isinstance(instance.shape, Sphere):
+            vertices, tris = _sphere_surface_mesh(float(instance.shape.radius), hint)
+        elif vertices_G is None:
+            assert isinstance(instance.shape, Mesh)
             vertices, tris = _load_mesh(instance.shape, where)
         else:
             vertices = np.array(vertices_G, dtype=np.float64)
@@ -990,24 +1045,29 @@ class SceneGraph:
     def rename_geometry(self, geometry_id: GeometryId, name: str) -> None:
         """Renames a geometry; changes no version (G-17).
 
+        Drake's ``RenameGeometry``: ``name`` is stored as given (not canonicalized, and ``''``
+        is accepted), renaming to the current name does nothing, and the only rule is that no
+        other geometry of the frame with one of this geometry's roles has ``name``.
+
         Raises:
-            GeometryRegistrationError: Unknown geometry; the name is empty after stripping; or
-                another geometry of its frame with that name shares one of its roles (G-17).
+            GeometryRegistrationError: Unknown geometry; or another geometry of its frame with
+                that name shares one of its roles (G-17).
+            InvalidArgumentError: ``name`` is not a str.
         """
         where = 'SceneGraph.rename_geometry'
+        if not isinstance(name, str):
+            raise InvalidArgumentError(f'{where}: name must be a str, got {name!r}')
         geometry = self._geometry(geometry_id, where, 'G-17')
-        canonical = _canonical_name(name)
-        if not canonical:
-            raise GeometryRegistrationError(
-                f'{where}: geometry name {name!r} is empty after removing whitespace (G-17)')
-        clash = self._name_conflict(self._frames[geometry.frame_id], canonical,
-                                    geometry.roles, exclude=geometry_id)
+        if geometry.name == name:
+            return
+        clash = self._name_conflict(self._frames[geometry.frame_id], name, geometry.roles,
+                                    exclude=geometry_id)
         if clash is not None:
             raise GeometryRegistrationError(
-                f'{where}: cannot rename {self._describe(geometry_id)} to {canonical!r}: '
+                f'{where}: cannot rename {self._describe(geometry_id)} to {name!r}: '
                 f'{self._describe(clash[0])} on the same frame has the {clash[1].name} role '
                 '(G-17)')
-        geometry.name = canonical
+        geometry.name = name
         self._edited()
 
     def change_shape(self, source_id: SourceId, geometry_id: GeometryId, shape: Shape,
@@ -1045,9 +1105,9 @@ class SceneGraph:
     def remove_geometry(self, source_id: SourceId, geometry_id: GeometryId) -> None:
         """Removes a geometry and every geometry hanging from it (G-19, G-C7).
 
-        Works for dynamic, anchored and deformable geometry. Versions (G-32): proximity always;
-        perception if any removed geometry was rendered; illustration if any had that role [D].
-        Filters naming the removed geometries are dropped.
+        Works for dynamic, anchored and deformable geometry. Versions (G-32): each role a
+        removed geometry had (perception: if one was rendered), as Drake removes the roles one
+        by one. Filters naming the removed geometries are dropped.
 
         Raises:
             GeometryRegistrationError: (a) unknown source; (b) unknown geometry; (c) not owned
@@ -1064,15 +1124,17 @@ class SceneGraph:
         if root.parent_geometry_id is not None:
             self._geometries[root.parent_geometry_id].child_geometry_ids.remove(root.id)
         gone: set[int] = set()
-        rendered = illustrated = False
+        proximity = rendered = illustrated = False
         for g in removed:
             self._frames[g.frame_id].geometry_ids.remove(g.id)
             del self._geometries[g.id]
             gone.add(g.id)
+            proximity = proximity or Role.PROXIMITY in g.roles
             rendered = rendered or bool(g.renderers)
             illustrated = illustrated or Role.ILLUSTRATION in g.roles
         self._purge_filters(gone)
-        self._bump(Role.PROXIMITY)
+        if proximity:
+            self._bump(Role.PROXIMITY)
         if rendered:
             self._bump(Role.PERCEPTION)
         if illustrated:
@@ -1189,7 +1251,9 @@ class SceneGraph:
         Args:
             source_id: The owning source.
             frame_or_geometry_id: A geometry id, or a frame id.
-            role: PROXIMITY, ILLUSTRATION or PERCEPTION.
+            role: PROXIMITY, ILLUSTRATION or PERCEPTION; ``Role.UNASSIGNED`` is accepted and
+                removes nothing (Drake: "one can't remove the unassigned role"), after the ids
+                are checked.
 
         Returns:
             The number of geometries that lost the role (0 or 1 for a geometry).
@@ -1198,12 +1262,14 @@ class SceneGraph:
             GeometryRegistrationError: Unknown source; the id is neither a registered frame nor
                 a registered geometry; the geometry or (non-world) frame is not owned by the
                 source (G-27, G-28).
-            InvalidArgumentError: ``role`` is not a single role.
+            InvalidArgumentError: ``role`` is not a Role value of Drake's (a combination of
+                flags such as ``PROXIMITY | ILLUSTRATION``).
         """
         where = 'SceneGraph.remove_role'
-        if role not in SINGLE_ROLES:
+        if role not in SINGLE_ROLES and role != Role.UNASSIGNED:
             raise InvalidArgumentError(
-                f'{where}: role must be PROXIMITY, ILLUSTRATION or PERCEPTION, got {role!r}')
+                f'{where}: role must be PROXIMITY, ILLUSTRATION, PERCEPTION or UNASSIGNED, got '
+                f'{role!r}')
         role = Role(role)
         if frame_or_geometry_id in self._geometries:
             targets = [self._owned_geometry(source_id, GeometryId(frame_or_geometry_id), where,
@@ -1222,6 +1288,8 @@ class SceneGraph:
                     '(G-27)')
             targets = [self._geometries[g] for g in frame.geometry_ids
                        if self._geometries[g].source_id == source_id]
+        if role == Role.UNASSIGNED:
+            return 0
         count = 0
         rendered = False
         for geometry in targets:
@@ -1271,7 +1339,7 @@ class SceneGraph:
         self._edited()
 
     def remove_renderer(self, name: str) -> None:
-        """Removes a renderer; bumps the perception version if it held geometry [D] (G-21).
+        """Removes a renderer; bumps the perception version (always, as Drake does) (G-21).
 
         Raises:
             GeometryRegistrationError: No renderer has that name (G-21).
@@ -1282,13 +1350,9 @@ class SceneGraph:
                 f'{where}: no renderer named {name!r}; registered: '
                 f'{list(self._renderers)} (G-21)')
         del self._renderers[name]
-        held = False
         for geometry in self._geometries.values():
-            if name in geometry.renderers:
-                geometry.renderers.discard(name)
-                held = True
-        if held:
-            self._bump(Role.PERCEPTION)
+            geometry.renderers.discard(name)
+        self._bump(Role.PERCEPTION)
         self._edited()
 
     def has_renderer(self, name: str) -> bool:
