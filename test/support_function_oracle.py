@@ -46,6 +46,7 @@ from robot_state_core.geometry.shapes import (
     Convex,
     Cylinder,
     Ellipsoid,
+    HalfSpace,
     Shape,
     Sphere,
 )
@@ -117,6 +118,8 @@ class Posed:
         elif isinstance(s, Convex):
             assert self.hull_vertices is not None
             local = np.max(L @ self.hull_vertices.T, axis=1)
+        elif isinstance(s, HalfSpace):  # z <= 0: bounded only along the outward normal +z
+            local = np.where(L[:, 2] > 1.0 - 1e-12, 0.0, np.inf)
         else:
             raise AssertionError(f'no support function for {s!r}')
         out: FloatArray = local + N @ self.t
@@ -234,7 +237,7 @@ class OracleResult:
 class Oracle:
     """``g(n) = h_A(n) + h_B(-n)`` for one posed pair, and its global minimum."""
 
-    def __init__(self, A: Posed, B: Posed, n_sphere: int = 4000) -> None:
+    def __init__(self, A: Posed, B: Posed, n_sphere: int = 3000) -> None:
         self.A, self.B = A, B
         self.sphere = fibonacci_sphere(n_sphere)
         self.evaluations = 0
@@ -246,6 +249,10 @@ class Oracle:
         return out
 
     def minimize(self) -> OracleResult:
+        if isinstance(self.A.shape, HalfSpace) or isinstance(self.B.shape, HalfSpace):
+            # h of a half-space is finite only along its outward normal: one direction.
+            n = self.A.R[:, 2] if isinstance(self.A.shape, HalfSpace) else -self.B.R[:, 2]
+            return OracleResult(float(self.g(n[None])[0]), n, True)
         cand_n: list[FloatArray] = []
         cand_g: list[float] = []
 
@@ -338,19 +345,20 @@ class Oracle:
         """
         offsets = np.linspace(-1.0, 1.0, 9)
         U = np.array([(x, y) for x in offsets for y in offsets])
-        n, best = n0, float(self.g(n0[None])[0])
+        e1, e2 = _perp_basis(n0)
+        basis = np.stack([e1, e2])
+        centre, best = np.zeros(2), float(self.g(n0[None])[0])
         for _ in range(200):
-            e1, e2 = _perp_basis(n)
-            N = _unit(n + step * (U[:, :1] * e1 + U[:, 1:] * e2))
+            N = _unit(n0 + (centre + step * U) @ basis)
             G = self.g(N)
             k = int(np.argmin(G))
             if G[k] < best:
-                n, best = N[k], float(G[k])
+                centre, best = centre + step * U[k], float(G[k])
             else:
                 step *= 0.25
-            if step < 1e-14:
+            if step < 1e-13:
                 break
-        return n, best
+        return _unit(n0 + centre @ basis), best
 
 
 def _negated(curve: Curve) -> Curve:
@@ -396,3 +404,60 @@ def pair_names(shapes: Sequence[tuple[str, Shape]]) -> list[tuple[str, Shape, Sh
         for nb, b in shapes[i:]:
             out.append((f'{na}-{nb}', a, b))
     return out
+
+
+# ------------------------------------------------------------------------------------------
+# The accuracy harness shared by test/test_penetration_exact.py and tools/penetration_table.py
+
+
+def random_rotation(rng: np.random.Generator) -> FloatArray:
+    q = rng.normal(size=4)
+    w, x, y, z = q / np.linalg.norm(q)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+def pose(R: FloatArray, t: FloatArray) -> FloatArray:
+    X = np.eye(4)
+    X[:3, :3], X[:3, 3] = R, t
+    return X
+
+
+def bounding_radius(P: Posed) -> float:
+    """Half the extent of ``P`` along its widest direction (from the support function)."""
+    M = fibonacci_sphere(200)
+    return float(np.max(P.h(M) - M @ P.t))
+
+
+def penetrating_poses(A: Shape, B: Shape, count: int, rng: np.random.Generator
+                      ) -> list[tuple[FloatArray, FloatArray, OracleResult]]:
+    """``count`` random poses ``(X_WA, X_WB)`` where A and B overlap by more than 1e-6 m.
+
+    A is posed anywhere in a 1 m cube, B near A (centre offsets up to 0.9 of the sum of the
+    bounding radii, all rotations); a half-space is the world's ``z <= 0`` with the other
+    shape's centre between ``-0.9`` and ``+0.9`` of its radius from the plane.
+    """
+    out = []
+    while len(out) < count:
+        if isinstance(A, HalfSpace) or isinstance(B, HalfSpace):
+            other = B if isinstance(A, HalfSpace) else A
+            r = bounding_radius(Posed(other, np.eye(4)))
+            X_other = pose(random_rotation(rng), np.array(
+                [*rng.uniform(-0.5, 0.5, 2), rng.uniform(-0.9, 0.9) * r]))
+            X_WA, X_WB = (np.eye(4), X_other) if isinstance(A, HalfSpace) else (X_other,
+                                                                                np.eye(4))
+        else:
+            X_WA = pose(random_rotation(rng), rng.uniform(-0.5, 0.5, 3))
+            reach = bounding_radius(Posed(A, np.eye(4))) + bounding_radius(Posed(B, np.eye(4)))
+            offset = rng.normal(size=3)
+            offset *= rng.uniform(0.0, 0.9) * reach / np.linalg.norm(offset)
+            X_WB = pose(random_rotation(rng), X_WA[:3, 3] + offset)
+        ref = penetration(Posed(A, X_WA), Posed(B, X_WB))
+        if ref.depth > 1e-6:
+            out.append((X_WA, X_WB, ref))
+    return out
+
+
+def angle(u: FloatArray, v: FloatArray) -> float:
+    return math.atan2(float(np.linalg.norm(np.cross(u, v))), float(u @ v))

@@ -301,48 +301,63 @@ def _support(a: _Core, b: _Core, d: Vec3) -> _Vertex:
 
 
 def _project(P: list[Vec3]) -> tuple[Vec3, list[float]] | None:
-    """Projection of the origin onto ``aff(P)`` and its barycentric weights (None if flat)."""
+    """Projection of the origin onto ``aff(P)`` and its barycentric weights (None if flat).
+
+    Written out per size (1 to 4 points) with plain float arithmetic: this is GJK's inner
+    loop.
+    """
+    ox, oy, oz = P[0]
     if len(P) == 1:
         return P[0], [1.0]
-    o = P[0]
-    E = [_sub(p, o) for p in P[1:]]
-    rhs = [-_dot(e, o) for e in E]
-    if len(E) == 1:
-        g = _dot(E[0], E[0])
+    ax, ay, az = P[1][0] - ox, P[1][1] - oy, P[1][2] - oz
+    if len(P) == 2:
+        g = ax * ax + ay * ay + az * az
         if not g > 0.0:
             return None
-        mu = [rhs[0] / g]
-    elif len(E) == 2:
-        g00, g01, g11 = _dot(E[0], E[0]), _dot(E[0], E[1]), _dot(E[1], E[1])
+        t = -(ax * ox + ay * oy + az * oz) / g
+        return (ox + t * ax, oy + t * ay, oz + t * az), [1.0 - t, t]
+    bx, by, bz = P[2][0] - ox, P[2][1] - oy, P[2][2] - oz
+    if len(P) == 3:
+        g00 = ax * ax + ay * ay + az * az
+        g01 = ax * bx + ay * by + az * bz
+        g11 = bx * bx + by * by + bz * bz
         det = g00 * g11 - g01 * g01
         if not det > 1e-20 * g00 * g11:
             return None
-        mu = [(rhs[0] * g11 - rhs[1] * g01) / det, (g00 * rhs[1] - g01 * rhs[0]) / det]
-    else:
-        n = _cross(E[1], E[2])
-        det = _dot(E[0], n)
-        if not abs(det) > 1e-10 * _norm(E[0]) * _norm(E[1]) * _norm(E[2]):
-            return None
-        # The origin itself (a tetrahedron spans space): solve sum_k mu_k E_k = -o.
-        m = _mul(-1.0, o)
-        mu = [_dot(m, n) / det, _dot(E[0], _cross(m, E[2])) / det,
-              _dot(E[0], _cross(E[1], m)) / det]
-    point = _add(o, _combine(mu, E))
-    return point, [1.0 - sum(mu), *mu]
+        r0, r1 = -(ax * ox + ay * oy + az * oz), -(bx * ox + by * oy + bz * oz)
+        u = (r0 * g11 - r1 * g01) / det
+        v = (g00 * r1 - g01 * r0) / det
+        return ((ox + u * ax + v * bx, oy + u * ay + v * by, oz + u * az + v * bz),
+                [1.0 - u - v, u, v])
+    cx, cy, cz = P[3][0] - ox, P[3][1] - oy, P[3][2] - oz
+    # The origin itself (a tetrahedron spans space): solve u a + v b + w c = -o (Cramer).
+    nx, ny, nz = by * cz - bz * cy, bz * cx - bx * cz, bx * cy - by * cx
+    det = ax * nx + ay * ny + az * nz
+    la = math.sqrt(ax * ax + ay * ay + az * az)
+    lb = math.sqrt(bx * bx + by * by + bz * bz)
+    lc = math.sqrt(cx * cx + cy * cy + cz * cz)
+    if not abs(det) > 1e-10 * la * lb * lc:
+        return None
+    mx, my, mz = -ox, -oy, -oz
+    u = (mx * nx + my * ny + mz * nz) / det
+    v = (ax * (my * cz - mz * cy) + ay * (mz * cx - mx * cz) + az * (mx * cy - my * cx)) / det
+    w = (ax * (by * mz - bz * my) + ay * (bz * mx - bx * mz) + az * (bx * my - by * mx)) / det
+    return (0.0, 0.0, 0.0), [1.0 - u - v - w, u, v, w]
 
 
 def _closest_on_simplex(W: list[Vec3]) -> tuple[Vec3, list[int], list[float]]:
     """The point of ``hull(W)`` nearest the origin, the face it lies on and its weights.
 
-    Brute force over the (at most 15) faces of the simplex: the projection of the origin onto a
-    face's affine hull is a candidate when its barycentric weights are all non-negative; the
-    nearest candidate is the answer (the projection onto the face whose relative interior holds
-    the nearest point is one of them).
+    ``W[-1]`` is GJK's newest support point, and the nearest point lies on a face containing
+    it (the rest of the simplex was nearest already). Brute force over those (at most 8)
+    faces: the projection of the origin onto a face's affine hull is a candidate when its
+    barycentric weights are all non-negative; the nearest candidate is the answer.
     """
     n = len(W)
+    new = n - 1
     best: tuple[float, Vec3, list[int], list[float]] | None = None
-    for mask in range(1, 1 << n):
-        idx = [i for i in range(n) if mask >> i & 1]
+    for mask in range(1 << new):
+        idx = [i for i in range(new) if mask >> i & 1] + [new]
         found = _project([W[i] for i in idx])
         if found is None or min(found[1]) < 0.0:
             continue
@@ -350,7 +365,7 @@ def _closest_on_simplex(W: list[Vec3]) -> tuple[Vec3, list[int], list[float]]:
         d2 = _dot(point, point)
         if best is None or d2 < best[0]:
             best = (d2, point, idx, weights)
-    assert best is not None  # every single vertex is a candidate
+    assert best is not None  # the newest vertex alone is a candidate
     return best[1], best[2], best[3]
 
 
@@ -372,9 +387,11 @@ def _gjk(a: _Core, b: _Core, tol: float) -> tuple[Vec3, Vec3, Vec3] | list[_Vert
         vertex = _support(a, b, (-v[0], -v[1], -v[2]))
         if vn - _dot(v, vertex[0]) / vn <= tol or any(vertex[0] == s[0] for s in simplex):
             break
-        simplex.append(vertex)
-        v, idx, weights = _closest_on_simplex([s[0] for s in simplex])
-        simplex = [simplex[i] for i in idx]
+        candidate, idx, w = _closest_on_simplex([s[0] for s in simplex] + [vertex[0]])
+        if _norm(candidate) >= vn:  # no progress left in floating point
+            break
+        simplex = [[*simplex, vertex][i] for i in idx]
+        v, weights = candidate, w
         if len(simplex) == 4:  # the origin is inside the tetrahedron
             return simplex
     vn = _norm(v)
@@ -402,17 +419,21 @@ class _Polytope:
         self.count = 0
 
     def add_face(self, i: int, j: int, k: int) -> bool:
-        wi, wj, wk = self.V[i][0], self.V[j][0], self.V[k][0]
-        n = _cross(_sub(wj, wi), _sub(wk, wi))
-        norm = _norm(n)
+        V = self.V
+        (ix, iy, iz), (jx, jy, jz), (kx, ky, kz) = V[i][0], V[j][0], V[k][0]
+        ux, uy, uz = jx - ix, jy - iy, jz - iz
+        vx, vy, vz = kx - ix, ky - iy, kz - iz
+        nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+        norm = math.sqrt(nx * nx + ny * ny + nz * nz)
         if not norm > 0.0:
             return False
-        n = _mul(1.0 / norm, n)
-        d = (_dot(n, wi) + _dot(n, wj) + _dot(n, wk)) / 3.0
+        nx, ny, nz = nx / norm, ny / norm, nz / norm
+        d = (nx * (ix + jx + kx) + ny * (iy + jy + ky) + nz * (iz + jz + kz)) / 3.0
         f = self.count
         self.count += 1
-        self.faces[f] = (i, j, k, n, d)
-        self.edges[(i, j)] = self.edges[(j, k)] = self.edges[(k, i)] = f
+        self.faces[f] = (i, j, k, (nx, ny, nz), d)
+        edges = self.edges
+        edges[(i, j)] = edges[(j, k)] = edges[(k, i)] = f
         heapq.heappush(self.heap, (d, f))
         return True
 
@@ -427,16 +448,17 @@ class _Polytope:
         """Adds ``vertex`` (beyond face ``f``): removes what it sees, cones the horizon to it."""
         self.V.append(vertex)
         v = len(self.V) - 1
-        p = vertex[0]
+        px, py, pz = vertex[0]
+        faces, edges = self.faces, self.edges
         visible = {f}
         stack = [f]
         while stack:
-            i, j, k, _, _ = self.faces[stack.pop()]
+            i, j, k, _, _ = faces[stack.pop()]
             for e0, e1 in ((i, j), (j, k), (k, i)):
-                h = self.edges.get((e1, e0))
+                h = edges.get((e1, e0))
                 if h is not None and h not in visible:
-                    _, _, _, n_h, d_h = self.faces[h]
-                    if _dot(n_h, p) - d_h > eps:
+                    _, _, _, (nx, ny, nz), d_h = faces[h]
+                    if nx * px + ny * py + nz * pz - d_h > eps:
                         visible.add(h)
                         stack.append(h)
         horizon = []

@@ -328,6 +328,7 @@ class FclObjects:
         self._table: _PairTable | None = None
         self._table_source: object = None
         self._closed_form: dict[tuple[type, type], bool] = {}
+        self._exact_cache: dict[tuple[int, int], _Exact | None] = {}  # at the current poses
         self._contact_requests: dict[int, Any] = {}
         self._soups: dict[int, TriangleSoup] = {}
         self._hit_request = fcl.CollisionRequest(num_max_contacts=1, enable_contact=False)
@@ -412,6 +413,7 @@ class FclObjects:
         self._aabb_W = None
         self._manager_stale = True
         self._pose_index = None
+        self._exact_cache.clear()
 
     def world_aabbs(self) -> tuple[FloatArray, FloatArray]:
         """``(lo_W, hi_W)``, each (G, 3): world AABBs at the current poses (numpy)."""
@@ -468,6 +470,7 @@ class FclObjects:
         self._soups.pop(i, None)
         self._lo_G[i], self._hi_G[i] = v.min(axis=0), v.max(axis=0)
         self._aabb_W = None
+        self._exact_cache.clear()
 
     # ----------------------------------------------------------------------------------------
     # Candidate pairs and broad phase
@@ -909,8 +912,15 @@ class FclObjects:
         functions, :func:`~robot_state_core.geometry.convex_distance.convex_signed_distance`:
         the penetration depth is the minimum translation distance). fcl's answers for these
         are crashes (half-spaces), GJK-approximate when apart, or MPR's (not minimal)
-        penetration.
+        penetration. Results are kept until the poses change (a contact query and a distance
+        query on the same poses compute once).
         """
+        key = (a, b)
+        if key not in self._exact_cache:
+            self._exact_cache[key] = self._compute_exact(a, b)
+        return self._exact_cache[key]
+
+    def _compute_exact(self, a: int, b: int) -> _Exact | None:
         kind_a, kind_b = self._kinds[a], self._kinds[b]
         if kind_a == _HALFSPACE or kind_b == _HALFSPACE:
             return self._halfspace_exact(a, b)
