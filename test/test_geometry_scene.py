@@ -790,13 +790,13 @@ def test_renderer_bookkeeping(scene: Scene) -> None:
     assert sg.get_renderer_type_name('a').endswith('FakeEngine')
     assert sg.get_renderer_type_name('b') == 'builtins.object'
     assert sg.get_renderer_type_name('missing') == ''
-    with pytest.raises(Err, match=r"'a' already exists.*G-20"):
+    with pytest.raises(Err, match=r"name 'a' already exists.*G-20"):
         sg.add_renderer('a', object())
     with pytest.raises(InvalidArgumentError):
         sg.add_renderer('c', None)
     sg.remove_renderer('a')
     assert sg.registered_renderer_names() == ['b']
-    with pytest.raises(Err, match=r"no renderer named 'a'.*G-21"):
+    with pytest.raises(Err, match=r"name 'a' does not exist.*G-21"):
         sg.remove_renderer('a')
 
 
@@ -1057,6 +1057,7 @@ def test_register_deformable_from_mesh_file(scene: Scene) -> None:
     assert insp.num_deformable_geometries() == 1 and insp.num_anchored_geometries() == 0
     assert insp.get_all_deformable_geometry_ids() == (gid,)
     mesh = insp.get_reference_mesh(gid)
+    assert mesh is not None
     expected = (2.0 * TETRA_VERTICES) @ X_WG[:3, :3].T + X_WG[:3, 3]
     np.testing.assert_allclose(mesh.vertices, expected, atol=1e-12)
     assert mesh.faces.shape == (4, 3) and not mesh.vertices.flags.writeable
@@ -1073,7 +1074,9 @@ def test_deformable_configuration_update(scene: Scene) -> None:
     scene.sg.set_deformable_configuration(gid, q)
     np.testing.assert_array_equal(scene.sg.get_deformable_configuration(gid), q)
     np.testing.assert_array_equal(scene.insp.get_deformable_configuration(gid), q)
-    np.testing.assert_array_equal(scene.insp.get_reference_mesh(gid).vertices, TETRA_VERTICES)
+    reference = scene.insp.get_reference_mesh(gid)
+    assert reference is not None
+    np.testing.assert_array_equal(reference.vertices, TETRA_VERTICES)
     assert _changed(before, scene.version()) == set()  # kinematics, not model data
     with pytest.raises(InvalidArgumentError, match=r'shape \(4, 3\)'):
         scene.sg.set_deformable_configuration(gid, q[:3])
@@ -1083,8 +1086,9 @@ def test_deformable_configuration_update(scene: Scene) -> None:
     rigid = scene.sg.register_geometry(scene.src, scene.base, _inst())
     with pytest.raises(Err, match='not deformable'):
         scene.sg.set_deformable_configuration(rigid, q)
-    with pytest.raises(Err, match='not deformable'):
-        scene.insp.get_reference_mesh(rigid)
+    assert scene.insp.get_reference_mesh(rigid) is None  # Drake: nullptr for rigid geometry
+    with pytest.raises(Err, match='G-16'):
+        scene.insp.get_reference_mesh(GeometryId(10**9))
     with pytest.raises(Err, match='not deformable'):
         scene.sg.get_deformable_configuration(rigid)
 

@@ -912,9 +912,17 @@ class FclObjects:
         functions, :func:`~robot_state_core.geometry.convex_distance.convex_signed_distance`:
         the penetration depth is the minimum translation distance). fcl's answers for these
         are crashes (half-spaces), GJK-approximate when apart, or MPR's (not minimal)
-        penetration. Results are kept until the poses change (a contact query and a distance
-        query on the same poses compute once).
+        penetration. The pair is computed in one order (lower geometry index first) and
+        swapped for the other, so ``(A, B)`` and ``(B, A)`` give bit-identical results, as Drake's
+        id-ordered pairs do; results are kept until the poses change (a contact query and a
+        distance query on the same poses compute once).
         """
+        if a > b:
+            swapped = self._exact(b, a)
+            if swapped is None:
+                return None
+            p_b, p_a, distance, nhat = swapped
+            return p_a, p_b, distance, -nhat
         key = (a, b)
         if key not in self._exact_cache:
             self._exact_cache[key] = self._compute_exact(a, b)

@@ -334,18 +334,17 @@ class SceneGraphInspector:
         return self._sg._geometry(geometry_id, 'SceneGraphInspector.is_deformable',
                                   'G-16').deformable is not None
 
-    def get_reference_mesh(self, geometry_id: GeometryId) -> ReferenceMesh:
+    def get_reference_mesh(self, geometry_id: GeometryId) -> ReferenceMesh | None:
         """The rest mesh of a deformable geometry, vertices in its frame F (G-16).
 
+        ``None`` for a rigid geometry (Drake returns ``nullptr``).
+
         Raises:
-            GeometryRegistrationError: Unknown or not deformable geometry.
+            GeometryRegistrationError: Unknown geometry.
         """
-        where = 'SceneGraphInspector.get_reference_mesh'
-        geometry = self._sg._geometry(geometry_id, where, 'G-16')
-        if geometry.deformable is None:
-            raise GeometryRegistrationError(
-                f'{where}: {self._sg._describe(geometry_id)} is not deformable (G-16)')
-        return geometry.deformable.reference
+        geometry = self._sg._geometry(geometry_id, 'SceneGraphInspector.get_reference_mesh',
+                                      'G-16')
+        return None if geometry.deformable is None else geometry.deformable.reference
 
     def get_deformable_configuration(self, geometry_id: GeometryId) -> FloatArray:
         """The current ``(V, 3)`` vertex positions in F of a deformable geometry (read-only).

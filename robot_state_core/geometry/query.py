@@ -485,20 +485,51 @@ def support_point(shape: Shape, X_WG: FloatArray, d_W: ArrayLike,
     return np.array(support_mapping(shape, X_WG, vertices)((dx, dy, dz)))
 
 
+def _distance_tolerance(size: float) -> float:
+    """Drake's ``DistanceToPointRelativeTolerance``: ``1e-14 * max(1, size)`` [m]."""
+    return 1e-14 * max(1.0, size)
+
+
+def _sign(x: float) -> float:
+    """Drake's ``Sign``: -1 for negative values, +1 otherwise (also for 0)."""
+    return -1.0 if x < 0.0 else 1.0
+
+
 def _box_sdf(h: FloatArray, p: FloatArray) -> tuple[float, FloatArray, FloatArray]:
-    q = np.abs(p) - h
-    if np.all(q <= 0.0):  # inside (or on the surface): nearest face
-        axis = int(np.argmax(q))
-        sign = 1.0 if p[axis] >= 0.0 else -1.0
-        n = np.zeros(3)
-        n[axis] = sign
-        N = p.copy()
-        N[axis] = sign * h[axis]
-        return float(q[axis]), N, n
-    N = np.clip(p, -h, h)
-    diff = p - N
-    dist = float(np.linalg.norm(diff))
-    return dist, N, diff / dist
+    """Signed distance to the box ``[-h, h]`` (2-D or 3-D), Drake's conventions.
+
+    A coordinate within Drake's relative tolerance of ``±h`` is on the boundary: the nearest
+    point snaps to it, and a point on an edge or corner gets the normalized sum of the faces'
+    normals as its gradient. Inside, the nearest face wins (ties: x, then y, then z; a zero
+    coordinate counts as positive), as in Drake's ``ComputeDistanceToBox``.
+    """
+    C = p.copy()
+    outside = False
+    boundary = []
+    for i in range(len(h)):
+        tol = _distance_tolerance(float(h[i]))
+        a = abs(float(p[i]))
+        if a > h[i] + tol:
+            outside = True
+            C[i] = _sign(float(p[i])) * h[i]
+        elif a >= h[i] - tol:
+            boundary.append(i)
+            C[i] = _sign(float(p[i])) * h[i]
+    grad = np.zeros(len(h))
+    if outside:
+        diff = p - C
+        dist = float(np.linalg.norm(diff))
+        return dist, C, diff / dist
+    if boundary:
+        for i in boundary:
+            grad[i] = _sign(float(C[i]))
+        grad /= float(np.linalg.norm(grad))
+        return float(grad @ (p - C)), C, grad
+    axis = int(np.argmax(np.abs(p) - h))
+    sign = _sign(float(p[axis]))
+    C[axis] = sign * h[axis]
+    grad[axis] = sign
+    return float(grad @ (p - C)), C, grad
 
 
 def _radial(p: FloatArray) -> tuple[float, FloatArray]:
@@ -661,42 +692,44 @@ def point_signed_distance_primitive(shape: Shape,
     """
     p = np.asarray(p_GQ, dtype=np.float64)
     if isinstance(shape, Sphere):
-        n = float(np.linalg.norm(p))
-        u = p / n if n > 0.0 else np.array([1.0, 0.0, 0.0])
-        return n - shape.radius, shape.radius * u, u
+        return _sphere_sdf(float(shape.radius), p)
     if isinstance(shape, Box):
         return _box_sdf(0.5 * np.array([shape.x, shape.y, shape.z]), p)
     if isinstance(shape, Ellipsoid):
         return _ellipsoid_sdf(np.array([shape.a, shape.b, shape.c], dtype=np.float64), p)
     if isinstance(shape, HalfSpace):
         return float(p[2]), np.array([p[0], p[1], 0.0]), np.array([0.0, 0.0, 1.0])
-    if isinstance(shape, Capsule):
+    if isinstance(shape, Capsule):  # Drake: an end cap's sphere, or the spine's cross section
         half = 0.5 * shape.length
-        c = np.array([0.0, 0.0, float(np.clip(p[2], -half, half))])
-        diff = p - c
-        n = float(np.linalg.norm(diff))
-        u = diff / n if n > 0.0 else _radial(p)[1]
-        return n - shape.radius, c + shape.radius * u, u
-    if isinstance(shape, Cylinder | Cone):
+        if abs(p[2]) >= half:
+            c = np.array([0.0, 0.0, half if p[2] >= half else -half])
+            dist, N, u = _sphere_sdf(float(shape.radius), p - c)
+            return dist, c + N, u
+        dist, N, u = _sphere_sdf(float(shape.radius), np.array([p[0], p[1], 0.0]))
+        return dist, np.array([N[0], N[1], p[2]]), u
+    if isinstance(shape, Cylinder):  # Drake: the 2-D box of the cross section through Q
+        rho = math.hypot(p[0], p[1])
+        e_r = np.array([1.0, 0.0, 0.0]) if rho < _distance_tolerance(shape.radius) else \
+            np.array([p[0] / rho, p[1] / rho, 0.0])
+        _, N2, g2 = _box_sdf(np.array([shape.radius, 0.5 * shape.length]),
+                             np.array([rho, p[2]]))
+        p_GN = N2[0] * e_r + np.array([0.0, 0.0, N2[1]])
+        grad = g2[0] * e_r + np.array([0.0, 0.0, g2[1]])
+        return float(grad @ (p - p_GN)), p_GN, grad
+    if isinstance(shape, Cone):
         rho, e_r = _radial(p)
         q = np.array([rho, p[2]])
         half, r = 0.5 * shape.length, shape.radius
-        if isinstance(shape, Cylinder):
-            edges = [(np.array([0.0, -half]), np.array([r, -half])),
-                     (np.array([r, -half]), np.array([r, half])),
-                     (np.array([r, half]), np.array([0.0, half]))]
-            inside = rho <= r and abs(p[2]) <= half
-        else:
-            edges = [(np.array([0.0, -half]), np.array([r, -half])),
-                     (np.array([r, -half]), np.array([0.0, half]))]
-            inside = p[2] >= -half and rho * shape.length <= r * (half - p[2])
+        edges = [(np.array([0.0, -half]), np.array([r, -half])),
+                 (np.array([r, -half]), np.array([0.0, half]))]
+        inside = p[2] >= -half and rho * shape.length <= r * (half - p[2])
         dist, N2 = _polygon2_sdf(edges, inside, q)
         p_GN = N2[0] * e_r + np.array([0.0, 0.0, N2[1]])
         diff = p - p_GN
         n = float(np.linalg.norm(diff))
         if n > 0.0:
             grad = diff / n if not inside else -diff / n
-        else:  # on the surface: the outward normal of the nearest profile edge
+        else:  # on the surface: the outward normal(s) of the profile edge(s) there
             grad = _profile_normal(edges, N2, e_r)
         return dist, p_GN, grad
     raise InvalidArgumentError(
@@ -705,13 +738,26 @@ def point_signed_distance_primitive(shape: Shape,
 
 def _profile_normal(edges: Sequence[tuple[FloatArray, FloatArray]], N2: FloatArray,
                     e_r: FloatArray) -> FloatArray:
+    """Outward normal at a profile point: the normalized sum over the edges through it."""
+    n2 = np.zeros(2)
     for a, b in edges:
         if np.linalg.norm(_segment_closest(a, b, N2) - N2) <= 1e-15:
             t = b - a
-            n2 = np.array([t[1], -t[0]]) / float(np.linalg.norm(t))  # outward for CCW order
-            out: FloatArray = n2[0] * e_r + np.array([0.0, 0.0, n2[1]])
-            return out
-    return e_r
+            n2 += np.array([t[1], -t[0]]) / float(np.linalg.norm(t))  # outward for CCW order
+    norm = float(np.linalg.norm(n2))
+    if norm == 0.0:
+        return e_r
+    n2 /= norm
+    out: FloatArray = n2[0] * e_r + np.array([0.0, 0.0, n2[1]])
+    return out
+
+
+def _sphere_sdf(radius: float, p: FloatArray) -> tuple[float, FloatArray, FloatArray]:
+    """Drake's sphere distance: gradient ``p/|p|``, or +x within the tolerance of the centre."""
+    n = float(np.linalg.norm(p))
+    u = p / n if n > _distance_tolerance(radius) else np.array([1.0, 0.0, 0.0])
+    N = radius * u
+    return float((p - N) @ u), N, u
 
 
 @dataclass(frozen=True, slots=True, eq=False)

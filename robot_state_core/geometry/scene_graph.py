@@ -1324,7 +1324,7 @@ class SceneGraph:
             raise InvalidArgumentError(f'{where}: engine is None')
         if name in self._renderers:
             raise GeometryRegistrationError(
-                f'{where}: a renderer named {name!r} already exists (G-20)')
+                f'{where}: A renderer with the name {name!r} already exists (G-20)')
         self._renderers[name] = engine
         took = False
         for geometry in self._geometries.values():
@@ -1347,7 +1347,7 @@ class SceneGraph:
         where = 'SceneGraph.remove_renderer'
         if name not in self._renderers:
             raise GeometryRegistrationError(
-                f'{where}: no renderer named {name!r}; registered: '
+                f'{where}: A renderer with the name {name!r} does not exist; registered: '
                 f'{list(self._renderers)} (G-21)')
         del self._renderers[name]
         for geometry in self._geometries.values():
