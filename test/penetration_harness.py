@@ -41,26 +41,32 @@ from robot_state_core.geometry.shapes import (
 FloatArray = NDArray[np.float64]
 
 
-def panda_hull() -> Convex:
+def panda_hull(name: str = 'finger') -> Convex:
+    """The convex hull of a Panda collision mesh.
+
+    ``finger`` (18 hull vertices) scaled 4x to 8 x 10.6 x 21.5 cm, or ``link3`` (152 hull
+    vertices, as it is).
+    """
     from robot_corpus import example_robot_data_share
 
     path = str(example_robot_data_share()
-               / 'robots/panda_description/meshes/collision/link3.stl')
-    return Convex(path, path=path)
+               / f'robots/panda_description/meshes/collision/{name}.stl')
+    scale = (4.0, 4.0, 4.0) if name == 'finger' else (1.0, 1.0, 1.0)
+    return Convex(path, scale, path=path)
 
 
-def shapes() -> list[tuple[str, Shape]]:
+def shapes(hull: str = 'finger') -> list[tuple[str, Shape]]:
     """The shapes of the table (about 0.1-0.3 m, as robot links and world objects are)."""
     return [('sphere', Sphere(0.1)), ('box', Box(0.3, 0.2, 0.12)),
             ('cylinder', Cylinder(0.08, 0.3)), ('capsule', Capsule(0.06, 0.25)),
             ('ellipsoid', Ellipsoid(0.15, 0.1, 0.06)), ('cone', Cone(0.1, 0.25)),
-            ('convex', panda_hull())]
+            ('convex', panda_hull(hull))]
 
 
-def pairs() -> list[tuple[str, Shape, Shape]]:
+def pairs(hull: str = 'finger') -> list[tuple[str, Shape, Shape]]:
     """Every pair of :func:`shapes` (with repetition), then each of them with a half-space."""
-    out = pair_names(shapes())
-    out += [(f'{name}-halfspace', shape, HalfSpace()) for name, shape in shapes()]
+    out = pair_names(shapes(hull))
+    out += [(f'{name}-halfspace', shape, HalfSpace()) for name, shape in shapes(hull)]
     return out
 
 

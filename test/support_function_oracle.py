@@ -68,10 +68,17 @@ def _unit(v: FloatArray) -> FloatArray:
 
 
 def _perp_basis(n: FloatArray) -> tuple[FloatArray, FloatArray]:
-    e = np.zeros(3)
-    e[int(np.argmin(np.abs(n)))] = 1.0
-    e1 = _unit(np.cross(n, e))
-    return e1, np.cross(n, e1)
+    """Two unit vectors completing the unit ``n`` to a right-handed orthonormal basis."""
+    x, y, z = (float(v) for v in n)
+    if abs(x) <= abs(y) and abs(x) <= abs(z):  # cross with e_x
+        e1 = np.array([0.0, z, -y])
+    elif abs(y) <= abs(z):  # cross with e_y
+        e1 = np.array([-z, 0.0, x])
+    else:  # cross with e_z
+        e1 = np.array([y, -x, 0.0])
+    e1 /= math.sqrt(float(e1 @ e1))
+    e2 = np.array([y * e1[2] - z * e1[1], z * e1[0] - x * e1[2], x * e1[1] - y * e1[0]])
+    return e1, e2
 
 
 @dataclass

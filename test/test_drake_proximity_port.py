@@ -586,7 +586,8 @@ def test_characterized_penetration_precision(name: str, A: Shape, B: Shape,
     random direction; the reference depth comes from the independent support-function oracle
     (``test/support_function_oracle.py``).
     """
-    from support_function_oracle import penetration, pose as make_pose, Posed, random_rotation
+    from support_function_oracle import penetration, Posed, random_rotation
+    from support_function_oracle import pose as make_pose
 
     rng = np.random.default_rng(sum(map(ord, name)))
     objects = FclObjects([A, B])

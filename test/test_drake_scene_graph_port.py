@@ -237,7 +237,7 @@ def test_remove_renderer() -> None:
     scene_graph.remove_renderer(k_renderer_name)
     assert not scene_graph.has_renderer(k_renderer_name)
     with pytest.raises(GeometryRegistrationError,
-                       match=".* A renderer with the name 'bad_name' does not exist"):
+                       match=r".* A renderer with the name 'bad_name' does not exist"):
         scene_graph.remove_renderer('bad_name')
 
 
@@ -299,7 +299,7 @@ def test_nan_in_pose_inputs() -> None:
     s_id = sg.register_source('nan_port')
     f_id = sg.register_frame(s_id, GeometryFrame('frame'))
     nan_pose = translation(math.nan, math.nan, math.nan)
-    with pytest.raises(InvalidArgumentError, match=r"not finite") as err:
+    with pytest.raises(InvalidArgumentError, match=r'not finite') as err:
         sg.compute_world_poses({f_id: nan_pose})
     assert "'nan_port'" in str(err.value)
 
