@@ -82,6 +82,10 @@ class PairErrors:
     normal_excess: float = 0.0  # g(-nhat_BA_W) - oracle depth: the normal's own overlap
     witness: float = 0.0  # witnesses off their surfaces / supporting planes
     identity: float = 0.0  # |p_WCa - p_WCb - distance nhat|, Drake's identity
+    apart_poses: int = 0
+    distance: float = 0.0  # |distance - oracle distance| when apart (distance_pairs)
+    apart_witness: float = 0.0  # the closest points off their surfaces / supporting planes
+    fcl_distance: float = 0.0  # python-fcl's distance (libccd GJK) vs the oracle, when apart
     fcl_poses: int = 0  # poses python-fcl answered (it cannot take half-spaces)
     fcl_depth: float = 0.0  # python-fcl's own contact depth (MPR) vs the oracle
     fcl_normal: float = 0.0
@@ -131,8 +135,11 @@ def _coal_depth(A: Shape, B: Shape, X_WA: FloatArray, X_WB: FloatArray) -> float
 
 
 def measure(A: Shape, B: Shape, count: int, rng: np.random.Generator,
-            peers: bool = True) -> PairErrors:
-    """The worst errors of the backend on ``count`` random penetrating poses of ``(A, B)``."""
+            peers: bool = True, apart: int = 0) -> PairErrors:
+    """The worst errors of the backend on ``count`` random penetrating poses of ``(A, B)``.
+
+    ``apart``: also that many poses with the shapes 1e-6 m to 5 cm apart (distance queries).
+    """
     objects = FclObjects([A, B])
     pair = np.array([[0, 1]])
     out = PairErrors()
@@ -167,7 +174,27 @@ def measure(A: Shape, B: Shape, count: int, rng: np.random.Generator,
                     out.fcl_normal = max(out.fcl_normal, angle(-nhat, ref.n))
             out.coal_depth = max(out.coal_depth, abs(_coal_depth(A, B, X_WA, X_WB)
                                                      - ref.depth))
+    for X_WA, X_WB, ref in (penetrating_poses(A, B, apart, rng, apart=True) if apart else ()):
+        objects.set_poses(np.stack([X_WA, X_WB]))
+        result = objects.distance_pairs(pair)[0]
+        n = -result.nhat_BA_W
+        out.apart_poses += 1
+        out.distance = max(out.distance, abs(result.distance + ref.depth))
+        out.apart_witness = max(out.apart_witness,
+                                surface_residual(Posed(A, X_WA), result.p_WCa, n),
+                                surface_residual(Posed(B, X_WB), result.p_WCb, -n))
+        if peers and not any(isinstance(s, HalfSpace) for s in (A, B)):
+            out.fcl_distance = max(out.fcl_distance, abs(_fcl_distance(objects) + ref.depth))
     return out
+
+
+def _fcl_distance(objects: FclObjects) -> float:
+    """python-fcl's own separation distance (libccd GJK)."""
+    import fcl
+
+    result = fcl.DistanceResult()
+    return float(fcl.distance(objects.collision_object(0), objects.collision_object(1),
+                              fcl.DistanceRequest(enable_nearest_points=True), result))
 
 
 def _fcl_contact(objects: FclObjects) -> tuple[float, FloatArray] | None:
@@ -193,13 +220,18 @@ def table(results: dict[str, PairErrors]) -> str:
     """The markdown table of :func:`measure` results."""
     lines = ['| pair | poses (unique normal) | depth err [m] | contact depth err [m] | '
              'normal err [rad] | normal excess [m] | witness off surface [m] | '
-             'python-fcl depth err [m] | python-fcl normal err [rad] | coal depth err [m] |',
-             '|---|---|---|---|---|---|---|---|---|---|']
+             'python-fcl depth err [m] | python-fcl normal err [rad] | coal depth err [m] | '
+             'apart: poses | distance err [m] | witness off surface [m] | '
+             'python-fcl distance err [m] |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for name, e in results.items():
         lines.append(f'| {name} | {e.poses} ({e.unique}) | {e.depth:.1e} | '
                      f'{e.contact_depth:.1e} | {e.normal:.1e} | {e.normal_excess:.1e} | '
                      f'{e.witness:.1e} | {_fmt(e.fcl_depth, e.fcl_poses)} | '
-                     f'{_fmt(e.fcl_normal, e.fcl_poses)} | {e.coal_depth:.1e} |')
+                     f'{_fmt(e.fcl_normal, e.fcl_poses)} | {e.coal_depth:.1e} | '
+                     f'{e.apart_poses} | {_fmt(e.distance, e.apart_poses)} | '
+                     f'{_fmt(e.apart_witness, e.apart_poses)} | '
+                     f'{_fmt(e.fcl_distance, e.apart_poses * e.fcl_poses)} |')
     return '\n'.join(lines)
 
 

@@ -229,7 +229,8 @@ class OracleResult:
 
     Attributes:
         depth: The smallest overlap ``g(n)`` found [m] (an upper bound of the true depth; the
-            search makes it exact to ~1e-12 m).
+            search makes it exact to ~1e-12 m). Negative when the shapes are apart: then it is
+            minus their distance (convex duality), and ``n`` is the separating direction.
         n: Its direction (unit, world): translating B by ``depth * n`` separates the shapes, so
             Drake's ``nhat_BA_W`` is ``-n``.
         unique: False when another direction at least ``0.05`` rad away is within ``1e-6`` m
@@ -437,31 +438,34 @@ def bounding_radius(P: Posed) -> float:
     return float(np.max(P.h(M) - M @ P.t))
 
 
-def penetrating_poses(A: Shape, B: Shape, count: int, rng: np.random.Generator
-                      ) -> list[tuple[FloatArray, FloatArray, OracleResult]]:
+def penetrating_poses(A: Shape, B: Shape, count: int, rng: np.random.Generator,
+                      apart: bool = False) -> list[tuple[FloatArray, FloatArray, OracleResult]]:
     """``count`` random poses ``(X_WA, X_WB)`` where A and B overlap by more than 1e-6 m.
 
     A is posed anywhere in a 1 m cube, B near A (centre offsets up to 0.9 of the sum of the
     bounding radii, all rotations); a half-space is the world's ``z <= 0`` with the other
-    shape's centre between ``-0.9`` and ``+0.9`` of its radius from the plane.
+    shape's centre between ``-0.9`` and ``+0.9`` of its radius from the plane. With ``apart``,
+    the poses are instead between 1e-6 m and 5 cm apart (offsets up to 1.3 of the radii; the
+    oracle's minimum of ``g`` is then minus the distance, by convex duality).
     """
     out = []
     while len(out) < count:
+        spread = 1.3 if apart else 0.9
         if isinstance(A, HalfSpace) or isinstance(B, HalfSpace):
             other = B if isinstance(A, HalfSpace) else A
             r = bounding_radius(Posed(other, np.eye(4)))
             X_other = pose(random_rotation(rng), np.array(
-                [*rng.uniform(-0.5, 0.5, 2), rng.uniform(-0.9, 0.9) * r]))
+                [*rng.uniform(-0.5, 0.5, 2), rng.uniform(-0.9, spread) * r]))
             X_WA, X_WB = (np.eye(4), X_other) if isinstance(A, HalfSpace) else (X_other,
                                                                                 np.eye(4))
         else:
             X_WA = pose(random_rotation(rng), rng.uniform(-0.5, 0.5, 3))
             reach = bounding_radius(Posed(A, np.eye(4))) + bounding_radius(Posed(B, np.eye(4)))
             offset = rng.normal(size=3)
-            offset *= rng.uniform(0.0, 0.9) * reach / np.linalg.norm(offset)
+            offset *= rng.uniform(0.0, spread) * reach / np.linalg.norm(offset)
             X_WB = pose(random_rotation(rng), X_WA[:3, 3] + offset)
         ref = penetration(Posed(A, X_WA), Posed(B, X_WB))
-        if ref.depth > 1e-6:
+        if (not apart and ref.depth > 1e-6) or (apart and -0.05 < ref.depth < -1e-6):
             out.append((X_WA, X_WB, ref))
     return out
 

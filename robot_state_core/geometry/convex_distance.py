@@ -233,11 +233,11 @@ def convex_signed_distance(shape_a: Shape, X_WA: FloatArray, shape_b: Shape, X_W
         found = _gjk(a, b, tol)
         if isinstance(found, list):
             depth, c_a, c_b, nhat = _epa(a, b, found, tol)
-            c_a, c_b = _witnesses(a, b, depth, nhat, c_a, c_b, tol)
             core = -depth
         else:
             c_a, c_b, nhat = found
             core = _dot(nhat, _sub(c_a, c_b))
+        c_a, c_b = _witnesses(a, b, core, nhat, c_a, c_b, tol)
     p_a = _sub(c_a, _mul(a.radius, nhat))
     distance = core - radii
     # Drake's identity p_WCa = p_WCb + distance * nhat, exactly, in both cases.
@@ -385,13 +385,14 @@ def _gjk(a: _Core, b: _Core, tol: float) -> tuple[Vec3, Vec3, Vec3] | list[_Vert
         if vn <= tol:
             return simplex
         vertex = _support(a, b, (-v[0], -v[1], -v[2]))
-        if vn - _dot(v, vertex[0]) / vn <= tol or any(vertex[0] == s[0] for s in simplex):
+        if vn - _dot(v, vertex[0]) / vn <= tol:
             break
-        candidate, idx, w = _closest_on_simplex([s[0] for s in simplex] + [vertex[0]])
-        if _norm(candidate) >= vn:  # no progress left in floating point
-            break
-        simplex = [[*simplex, vertex][i] for i in idx]
-        v, weights = candidate, w
+        step = _improve(simplex, vertex, vn)
+        if step is None:  # a flat face tie returned a known vertex: try its other corners
+            step = _flat_face_step(a, b, simplex, v, vn)
+            if step is None:  # no progress left in floating point
+                break
+        simplex, v, weights = step
         if len(simplex) == 4:  # the origin is inside the tetrahedron
             return simplex
     vn = _norm(v)
@@ -400,6 +401,41 @@ def _gjk(a: _Core, b: _Core, tol: float) -> tuple[Vec3, Vec3, Vec3] | list[_Vert
     c_a = _combine(weights, [s[1] for s in simplex])
     c_b = _combine(weights, [s[2] for s in simplex])
     return c_a, c_b, _mul(1.0 / vn, v)
+
+
+def _improve(simplex: list[_Vertex], vertex: _Vertex, vn: float
+             ) -> tuple[list[_Vertex], Vec3, list[float]] | None:
+    """GJK's step with a new support vertex, or None if it brings the simplex no closer."""
+    if any(vertex[0] == s[0] for s in simplex):
+        return None
+    candidate, idx, w = _closest_on_simplex([s[0] for s in simplex] + [vertex[0]])
+    if _norm(candidate) >= vn:
+        return None
+    return [[*simplex, vertex][i] for i in idx], candidate, w
+
+
+def _flat_face_step(a: _Core, b: _Core, simplex: list[_Vertex], v: Vec3, vn: float
+                    ) -> tuple[list[_Vertex], Vec3, list[float]] | None:
+    """The best GJK step from support points in directions tilted slightly off ``-v``.
+
+    Where the Minkowski difference has a flat face facing the origin (a box face against a
+    cylinder's side), every point of the face is a support point along ``-v`` and the support
+    function returns one corner, possibly one already in the simplex; the true nearest point
+    can be elsewhere on the face. Tilting the direction by 1e-6 rad towards each side picks
+    the face's other corners.
+    """
+    u = _mul(-1.0 / vn, v)
+    k = min(range(3), key=lambda i: abs(u[i]))
+    e = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
+    e1 = _cross(u, e)
+    e1 = _mul(1.0 / _norm(e1), e1)
+    e2 = _cross(u, e1)
+    best: tuple[list[_Vertex], Vec3, list[float]] | None = None
+    for t in (e1, _mul(-1.0, e1), e2, _mul(-1.0, e2)):
+        step = _improve(simplex, _support(a, b, _add(u, _mul(1e-6, t))), vn)
+        if step is not None and (best is None or _norm(step[1]) < _norm(best[1])):
+            best = step
+    return best
 
 
 # ------------------------------------------------------------------------------ EPA
@@ -551,24 +587,31 @@ def _epa(a: _Core, b: _Core, simplex: list[_Vertex],
     return depth, c_a, c_b, _mul(-1.0, n)
 
 
-def _witnesses(a: _Core, b: _Core, depth: float, nhat: Vec3, c_a: Vec3, c_b: Vec3,
+def _witnesses(a: _Core, b: _Core, core: float, nhat: Vec3, c_a: Vec3, c_b: Vec3,
                tol: float) -> tuple[Vec3, Vec3]:
-    """Witness points on the two core surfaces with ``p_a - p_b = -depth * nhat`` exactly.
+    """Witness points on the two core surfaces with ``p_a - p_b = core * nhat`` exactly.
 
-    EPA's face gives points ``c_a``, ``c_b`` on the surfaces whose difference is the nearest
-    boundary point of the polytope, which can sit beside ``-depth * nhat`` where the depth
-    varies only to second order (along a cylinder's side, around a curved tip): it is
-    corrected half on each side. When that leaves a point off its surface, the exact
-    support points along the normal are tried (``s_A(n)`` with ``s_A(n) - depth n``, and
-    ``s_B(-n) + depth n`` with ``s_B(-n)``): one of them is unique wherever a shape is curved
-    at the contact. The pair farthest off its surfaces loses.
+    ``core`` is the signed distance of the cores (``-depth`` when they overlap). GJK's simplex
+    and EPA's face give points ``c_a``, ``c_b`` that combine support points: on the shapes,
+    but on a curved surface slightly inside it, and with a difference that can sit beside
+    ``core * nhat`` where the distance varies only to second order (along a cylinder's side,
+    around a curved tip). The difference is corrected half on each side; when that leaves a
+    point off its surface, the exact support points along the normal are tried (A's along
+    ``-nhat`` with its partner ``s_A - core nhat``, and B's along ``nhat`` with
+    ``s_B + core nhat``): one of them is unique wherever a shape is curved at the contact.
+    The pair farthest off its surfaces loses.
     """
-    n = _mul(-1.0, nhat)
-    offset = _mul(0.5, _sub(_mul(depth, n), _sub(c_a, c_b)))
+    offset = _mul(0.5, _sub(_mul(core, nhat), _sub(c_a, c_b)))
     pairs = [(_add(c_a, offset), _sub(c_b, offset))]
     off = max(a.off_surface(pairs[0][0]), b.off_surface(pairs[0][1]))
     if off <= tol:
         return pairs[0]
+    s_a, s_b = a.support(_mul(-1.0, nhat)), b.support(nhat)
+    for p_a, p_b in ((s_a, _sub(s_a, _mul(core, nhat))), (_add(s_b, _mul(core, nhat)), s_b)):
+        candidate = max(a.off_surface(p_a), b.off_surface(p_b))
+        if candidate < off:
+            pairs[0], off = (p_a, p_b), candidate
+    return pairs[0]
     s_a, s_b = a.support(n), b.support(nhat)
     for p_a, p_b in ((s_a, _sub(s_a, _mul(depth, n))), (_add(s_b, _mul(depth, n)), s_b)):
         candidate = max(a.off_surface(p_a), b.off_surface(p_b))
