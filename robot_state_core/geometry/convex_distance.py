@@ -612,12 +612,6 @@ def _witnesses(a: _Core, b: _Core, core: float, nhat: Vec3, c_a: Vec3, c_b: Vec3
         if candidate < off:
             pairs[0], off = (p_a, p_b), candidate
     return pairs[0]
-    s_a, s_b = a.support(n), b.support(nhat)
-    for p_a, p_b in ((s_a, _sub(s_a, _mul(depth, n))), (_add(s_b, _mul(depth, n)), s_b)):
-        candidate = max(a.off_surface(p_a), b.off_surface(p_b))
-        if candidate < off:
-            pairs[0], off = (p_a, p_b), candidate
-    return pairs[0]
 
 
 def _witness_face(poly: _Polytope, nearest: int,
