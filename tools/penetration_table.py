@@ -31,7 +31,7 @@ import zlib
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / 'test'))
+sys.path[:0] = [str(REPO), str(REPO / 'test')]
 
 from penetration_harness import measure, pairs, table  # noqa: E402
 

@@ -300,73 +300,62 @@ def _support(a: _Core, b: _Core, d: Vec3) -> _Vertex:
     return _sub(pa, pb), pa, pb
 
 
-def _project(P: list[Vec3]) -> tuple[Vec3, list[float]] | None:
-    """Projection of the origin onto ``aff(P)`` and its barycentric weights (None if flat).
-
-    Written out per size (1 to 4 points) with plain float arithmetic: this is GJK's inner
-    loop.
-    """
-    ox, oy, oz = P[0]
-    if len(P) == 1:
-        return P[0], [1.0]
-    ax, ay, az = P[1][0] - ox, P[1][1] - oy, P[1][2] - oz
-    if len(P) == 2:
-        g = ax * ax + ay * ay + az * az
-        if not g > 0.0:
-            return None
-        t = -(ax * ox + ay * oy + az * oz) / g
-        return (ox + t * ax, oy + t * ay, oz + t * az), [1.0 - t, t]
-    bx, by, bz = P[2][0] - ox, P[2][1] - oy, P[2][2] - oz
-    if len(P) == 3:
-        g00 = ax * ax + ay * ay + az * az
-        g01 = ax * bx + ay * by + az * bz
-        g11 = bx * bx + by * by + bz * bz
-        det = g00 * g11 - g01 * g01
-        if not det > 1e-20 * g00 * g11:
-            return None
-        r0, r1 = -(ax * ox + ay * oy + az * oz), -(bx * ox + by * oy + bz * oz)
-        u = (r0 * g11 - r1 * g01) / det
-        v = (g00 * r1 - g01 * r0) / det
-        return ((ox + u * ax + v * bx, oy + u * ay + v * by, oz + u * az + v * bz),
-                [1.0 - u - v, u, v])
-    cx, cy, cz = P[3][0] - ox, P[3][1] - oy, P[3][2] - oz
-    # The origin itself (a tetrahedron spans space): solve u a + v b + w c = -o (Cramer).
-    nx, ny, nz = by * cz - bz * cy, bz * cx - bx * cz, bx * cy - by * cx
-    det = ax * nx + ay * ny + az * nz
-    la = math.sqrt(ax * ax + ay * ay + az * az)
-    lb = math.sqrt(bx * bx + by * by + bz * bz)
-    lc = math.sqrt(cx * cx + cy * cy + cz * cz)
-    if not abs(det) > 1e-10 * la * lb * lc:
-        return None
-    mx, my, mz = -ox, -oy, -oz
-    u = (mx * nx + my * ny + mz * nz) / det
-    v = (ax * (my * cz - mz * cy) + ay * (mz * cx - mx * cz) + az * (mx * cy - my * cx)) / det
-    w = (ax * (by * mz - bz * my) + ay * (bz * mx - bx * mz) + az * (bx * my - by * mx)) / det
-    return (0.0, 0.0, 0.0), [1.0 - u - v - w, u, v, w]
-
-
 def _closest_on_simplex(W: list[Vec3]) -> tuple[Vec3, list[int], list[float]]:
     """The point of ``hull(W)`` nearest the origin, the face it lies on and its weights.
 
-    ``W[-1]`` is GJK's newest support point, and the nearest point lies on a face containing
-    it (the rest of the simplex was nearest already). Brute force over those (at most 8)
-    faces: the projection of the origin onto a face's affine hull is a candidate when its
-    barycentric weights are all non-negative; the nearest candidate is the answer.
+    Voronoi-region tests (Ericson, Real-Time Collision Detection, 5.1): a segment directly,
+    a triangle with :func:`_closest_on_triangle`, a tetrahedron as the nearest of its faces
+    that have the origin outside (every face if it is flat; none: the origin is inside).
+    Corners with weight zero leave the face.
     """
     n = len(W)
-    new = n - 1
+    if n == 1:
+        return W[0], [0], [1.0]
+    if n == 2:
+        (ox, oy, oz), (px, py, pz) = W
+        ax, ay, az = px - ox, py - oy, pz - oz
+        g = ax * ax + ay * ay + az * az
+        t = -(ax * ox + ay * oy + az * oz) / g if g > 0.0 else 0.0
+        if t <= 0.0:
+            return W[0], [0], [1.0]
+        if t >= 1.0:
+            return W[1], [1], [1.0]
+        return (ox + t * ax, oy + t * ay, oz + t * az), [0, 1], [1.0 - t, t]
+    if n == 3:
+        return _keep(*_closest_on_triangle(*W), [0, 1, 2])
+    a, b, c, d = W
+    inside = True
+    flat = _flat(a, b, c, d)
     best: tuple[float, Vec3, list[int], list[float]] | None = None
-    for mask in range(1 << new):
-        idx = [i for i in range(new) if mask >> i & 1] + [new]
-        found = _project([W[i] for i in idx])
-        if found is None or min(found[1]) < 0.0:
-            continue
-        point, weights = found
+    for idx in ((0, 1, 3), (0, 2, 3), (1, 2, 3), (0, 1, 2)):
+        p, q, r = W[idx[0]], W[idx[1]], W[idx[2]]
+        s = W[6 - idx[0] - idx[1] - idx[2]]
+        if not flat:
+            nrm = _cross(_sub(q, p), _sub(r, p))
+            if _dot(p, nrm) * _dot(_sub(s, p), nrm) <= 0.0:  # same side as s (or on the plane)
+                continue
+        inside = False
+        point, weights = _closest_on_triangle(p, q, r)
         d2 = _dot(point, point)
         if best is None or d2 < best[0]:
-            best = (d2, point, idx, weights)
-    assert best is not None  # the newest vertex alone is a candidate
-    return best[1], best[2], best[3]
+            best = (d2, point, list(idx), weights)
+    if inside:
+        return (0.0, 0.0, 0.0), [0, 1, 2, 3], [0.25, 0.25, 0.25, 0.25]
+    assert best is not None
+    return _keep(best[1], best[3], best[2])
+
+
+def _flat(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> bool:
+    """Whether tetrahedron ``abcd`` is (numerically) flat."""
+    u, v, w = _sub(b, a), _sub(c, a), _sub(d, a)
+    return not abs(_dot(u, _cross(v, w))) > 1e-10 * _norm(u) * _norm(v) * _norm(w)
+
+
+def _keep(point: Vec3, weights: list[float], idx: list[int]
+          ) -> tuple[Vec3, list[int], list[float]]:
+    """``point`` with the corners of positive weight only."""
+    kept = [k for k, w in enumerate(weights) if w > 0.0]
+    return point, [idx[k] for k in kept], [weights[k] for k in kept]
 
 
 def _gjk(a: _Core, b: _Core, tol: float) -> tuple[Vec3, Vec3, Vec3] | list[_Vertex]:
