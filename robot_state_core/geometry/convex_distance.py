@@ -312,15 +312,7 @@ def _closest_on_simplex(W: list[Vec3]) -> tuple[Vec3, list[int], list[float]]:
     if n == 1:
         return W[0], [0], [1.0]
     if n == 2:
-        (ox, oy, oz), (px, py, pz) = W
-        ax, ay, az = px - ox, py - oy, pz - oz
-        g = ax * ax + ay * ay + az * az
-        t = -(ax * ox + ay * oy + az * oz) / g if g > 0.0 else 0.0
-        if t <= 0.0:
-            return W[0], [0], [1.0]
-        if t >= 1.0:
-            return W[1], [1], [1.0]
-        return (ox + t * ax, oy + t * ay, oz + t * az), [0, 1], [1.0 - t, t]
+        return _keep(*_closest_on_segment(W[0], W[1]), [0, 1])
     if n == 3:
         return _keep(*_closest_on_triangle(*W), [0, 1, 2])
     a, b, c, d = W
@@ -656,9 +648,34 @@ def _closest_on_triangle(a: Vec3, b: Vec3, c: Vec3) -> tuple[Vec3, list[float]]:
     if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
         t = (d4 - d3) / ((d4 - d3) + (d5 - d6))
         return _add(b, _mul(t, _sub(c, b))), [0.0, 1.0 - t, t]
-    # Inside the face: the weights from signed areas (accurate for thin triangles too).
+    # Inside the face: the weights from signed areas (accurate for thin triangles too). A
+    # (numerically) degenerate triangle can get here with weights outside [0, 1]: it is then
+    # no more than its edges.
     weights = _barycentric(a, b, c, (0.0, 0.0, 0.0), clamp=False)
-    return _combine(weights, [a, b, c]), weights
+    if min(weights) >= 0.0:
+        return _combine(weights, [a, b, c]), weights
+    best: tuple[float, Vec3, list[float]] | None = None
+    for i, j in ((0, 1), (1, 2), (0, 2)):
+        point, (wi, wj) = _closest_on_segment((a, b, c)[i], (a, b, c)[j])
+        d2 = _dot(point, point)
+        if best is None or d2 < best[0]:
+            edge = [0.0, 0.0, 0.0]
+            edge[i], edge[j] = wi, wj
+            best = (d2, point, edge)
+    assert best is not None
+    return best[1], best[2]
+
+
+def _closest_on_segment(a: Vec3, b: Vec3) -> tuple[Vec3, list[float]]:
+    """The point of segment ``ab`` nearest the origin and its two weights."""
+    ux, uy, uz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+    g = ux * ux + uy * uy + uz * uz
+    t = -(ux * a[0] + uy * a[1] + uz * a[2]) / g if g > 0.0 else 0.0
+    if t <= 0.0:
+        return a, [1.0, 0.0]
+    if t >= 1.0:
+        return b, [0.0, 1.0]
+    return (a[0] + t * ux, a[1] + t * uy, a[2] + t * uz), [1.0 - t, t]
 
 
 def _barycentric(p0: Vec3, p1: Vec3, p2: Vec3, q: Vec3,
