@@ -46,7 +46,9 @@ python-fcl 0.7 facts this module relies on or works around (all pinned by
   point signed distance; every other convex pair goes through GJK (apart) and EPA
   (penetrating) on exact support functions
   (:mod:`~robot_state_core.geometry.convex_distance`): the depth is the minimum translation
-  distance with a witness on each surface, to ~1e-12 of the pair's size. fcl's own answers
+  distance with a witness on each surface, to ~1e-12 of the pair's size. That is plain Python,
+  ~0.1-0.5 ms per pair (results are cached per pose), where fcl takes tens of microseconds:
+  a distance query over a robot made of primitives takes about 3x fcl's time. fcl's own answers
   there are MPR's penetration (a separating direction, not the minimal one: box–cylinder off
   by 0.4 m, normals up to 80 degrees off) and libccd GJK distances good to ~1e-5..1e-3 m.
 * ``distance()`` returns -1 for penetrating primitives, so for meshes penetration is taken
@@ -764,11 +766,12 @@ class FclObjects:
                        broadphase: Broadphase | None = None) -> list[SignedDistancePair]:
         """Signed distances and witness points of the candidate pairs.
 
-        Penetrating primitive/convex pairs get a negative distance from fcl's signed distance
-        (GJK/EPA). Touching or penetrating meshes (fcl: 0 or -1) get ``-depth`` of their
-        deepest triangle contact; a mesh fully inside another shape has no triangle contact
-        and reports its positive surface distance (meshes are surfaces). Half-space pairs are
-        exact (closed form).
+        Pairs of convex shapes (primitives, ellipsoids, hulls) and half-space pairs are exact:
+        the distance when apart, minus the minimum translation distance when penetrating, with
+        a witness on each surface (``FclObjects._exact``). Touching or penetrating meshes
+        (fcl: 0 or -1) get ``-depth`` of their deepest triangle contact; a mesh fully inside
+        another shape has no triangle contact and reports its positive surface distance
+        (meshes are surfaces).
 
         Args:
             pairs: (P, 2) geometry indices; A is the first column, B the second.
