@@ -23,7 +23,7 @@ import zlib
 import numpy as np
 from penetration_harness import measure, pairs
 import pytest
-from support_function_oracle import Posed, surface_residual
+from support_function_oracle import penetration, Posed, surface_residual
 
 from robot_state_core.geometry.fcl_backend import FclObjects
 from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Shape
@@ -88,6 +88,62 @@ def test_issue_crossing_capsules() -> None:
     assert distance.distance == pytest.approx(-0.4, abs=1e-15)
     assert contact.depth == pytest.approx(0.4, abs=1e-15)
     assert abs(distance.nhat_BA_W[0]) == pytest.approx(1.0, abs=1e-15)
+
+
+# Poses of tools/penetration_table.py's 200-pose sets (rows 3x4 of X_WA and X_WB) that broke
+# EPA: a repeated support point left a hole in the starting polytope (box-cone 17 and 133:
+# 0.145 and 0.234 reported), and thin faces on curved parts undercut the lower bound until
+# the iteration limit (cylinder-cylinder 102: 0.250; cylinder-convex 84: 2.6e-6 m off).
+HARD_POSES = [
+    ('box-cone', [0.20876733024011562, -0.5344864091137121, -0.8189874726130699,
+                  0.07390142601674954, -0.9369350556487229, -0.3493350302473075,
+                  -0.010850720650574575, -0.031219769108782103, -0.28030145080063124,
+                  0.7696033492097354, -0.5737087950905224, -0.2527618269760522],
+     [0.023605245073194725, 0.7052038390301159, 0.7086115563707812, 0.09157686541021082,
+      0.9628192407834328, -0.20683953927390708, 0.17377144348301904, 0.05931827236880259,
+      0.2691131769019284, 0.6781629232051427, -0.6838663229079258, -0.26533352487696377]),
+    ('box-cone', [-0.7813642134703482, -0.370280274757834, 0.5023569289191974,
+                  0.18506859379145035, 0.4288696618397214, -0.9033655754938485,
+                  0.0012042284464126446, 0.13716766622782461, 0.4533660541564042,
+                  0.21638658724128695, 0.8646595085932505, -0.3641867992457307],
+     [0.834081984430715, 0.11009278402711017, -0.540543080756086, 0.21266347407237846,
+      -0.5132472798945427, 0.5140428884401831, -0.6872678797418998, -0.12794767709613786,
+      0.20219909230501873, 0.850670022834491, 0.4852587344106162, -0.411893655225586]),
+    ('cylinder-cylinder', [-0.5346112663444773, -0.7664372800467478, -0.35604029217505356,
+                           -0.017183032544863974, 0.6652099621609433, -0.12179695830031956,
+                           -0.7366554195759552, -0.3260298762953897, 0.5212355514922122,
+                           -0.6306658360045623, 0.5749557401724728, -0.4156387870787245],
+     [-0.08901625449022621, 0.8371097560997894, -0.5397437935530919, 0.03294571800261033,
+      -0.9664951724406098, -0.20357911749583124, -0.15634137190332853, -0.23284471754879077,
+      -0.2407554528676923, 0.5077428474751465, 0.827184388605287, -0.345199314594604]),
+    ('cylinder-convex', [-0.06738561987909897, -0.4635297297764201, 0.8835153466957485,
+                         0.4541077437938439, -0.9466850927722417, -0.249902330613607,
+                         -0.20331296140851407, 0.18110459096064369, 0.3150341463338887,
+                         -0.850111177886332, -0.42197686177845295, 0.31181544375450665],
+     [0.17815177073513133, -0.9406520312699882, 0.2888523890356152, 0.42209314672925247,
+      -0.15282551067615757, 0.26353651153320223, 0.9524667292748248, 0.1942680014794303,
+      -0.9720629145639232, -0.21382764825100514, -0.09680613086440149, 0.4357423225727402]),
+]
+
+
+def _pose_rows(rows: list[float]) -> np.ndarray:
+    X = np.eye(4)
+    X[:3] = np.reshape(rows, (3, 4))
+    return X
+
+
+@pytest.mark.parametrize(('name', 'rows_a', 'rows_b'), HARD_POSES,
+                         ids=[f'{p[0]} {i}' for i, p in enumerate(HARD_POSES)])
+def test_epa_hard_poses(name: str, rows_a: list[float], rows_b: list[float]) -> None:
+    A, B = {n: (a, b) for n, a, b in pairs()}[name]
+    X_WA, X_WB = _pose_rows(rows_a), _pose_rows(rows_b)
+    ref = penetration(Posed(A, X_WA), Posed(B, X_WB))
+    distance, contact = _query(A, B, X_WA, X_WB)
+    assert abs(-distance.distance - ref.depth) <= DEPTH_TOL
+    assert abs(contact.depth - ref.depth) <= DEPTH_TOL
+    n = -distance.nhat_BA_W
+    assert surface_residual(Posed(A, X_WA), distance.p_WCa, n) <= DEPTH_TOL
+    assert surface_residual(Posed(B, X_WB), distance.p_WCb, -n) <= DEPTH_TOL
 
 
 PAIRS = pairs()

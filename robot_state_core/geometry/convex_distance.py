@@ -435,24 +435,38 @@ class _Polytope:
         self.heap: list[tuple[float, int]] = []
         self.count = 0
 
-    def add_face(self, i: int, j: int, k: int) -> bool:
+    def plane(self, i: int, j: int, k: int, p: Vec3 | None = None) -> tuple[Vec3, float] | None:
+        """Unit normal and offset of triangle ``ijk``; None if it is degenerate.
+
+        ``p`` stands in for the vertex of index ``len(V)``, not yet added.
+        """
         V = self.V
-        (ix, iy, iz), (jx, jy, jz), (kx, ky, kz) = V[i][0], V[j][0], V[k][0]
+        (ix, iy, iz), (jx, jy, jz) = V[i][0], V[j][0]
+        kx, ky, kz = p if p is not None and k == len(V) else V[k][0]
         ux, uy, uz = jx - ix, jy - iy, jz - iz
         vx, vy, vz = kx - ix, ky - iy, kz - iz
         nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
         norm = math.sqrt(nx * nx + ny * ny + nz * nz)
         if not norm > 0.0:
-            return False
+            return None
         nx, ny, nz = nx / norm, ny / norm, nz / norm
         d = (nx * (ix + jx + kx) + ny * (iy + jy + ky) + nz * (iz + jz + kz)) / 3.0
+        return (nx, ny, nz), d
+
+    def add_face(self, i: int, j: int, k: int) -> bool:
+        found = self.plane(i, j, k)
+        if found is None:
+            return False
+        self._insert(i, j, k, *found)
+        return True
+
+    def _insert(self, i: int, j: int, k: int, n: Vec3, d: float) -> None:
         f = self.count
         self.count += 1
-        self.faces[f] = (i, j, k, (nx, ny, nz), d)
+        self.faces[f] = (i, j, k, n, d)
         edges = self.edges
         edges[(i, j)] = edges[(j, k)] = edges[(k, i)] = f
         heapq.heappush(self.heap, (d, f))
-        return True
 
     def nearest(self) -> int:
         while True:
@@ -462,9 +476,13 @@ class _Polytope:
             heapq.heappop(self.heap)
 
     def expand(self, f: int, vertex: _Vertex, eps: float) -> bool:
-        """Adds ``vertex`` (beyond face ``f``): removes what it sees, cones the horizon to it."""
-        self.V.append(vertex)
-        v = len(self.V) - 1
+        """Adds ``vertex`` (beyond face ``f``): removes what it sees, cones the horizon to it.
+
+        The faces it sees (more than ``eps`` beyond their plane, connected to ``f``) must be
+        bounded by one simple loop of edges, and every new face must have a normal; otherwise
+        (rounding near coplanar faces, a repeated support point) nothing changes and the
+        answer is False.
+        """
         px, py, pz = vertex[0]
         faces, edges = self.faces, self.edges
         visible = {f}
@@ -478,21 +496,40 @@ class _Polytope:
                     if nx * px + ny * py + nz * pz - d_h > eps:
                         visible.add(h)
                         stack.append(h)
-        horizon = []
+        horizon: dict[int, int] = {}
         for g in visible:
-            i, j, k, _, _ = self.faces[g]
+            i, j, k, _, _ = faces[g]
             for e0, e1 in ((i, j), (j, k), (k, i)):
-                if self.edges.get((e1, e0)) not in visible:
-                    horizon.append((e0, e1))
+                if edges.get((e1, e0)) not in visible:
+                    if e0 in horizon:  # the loop touches itself
+                        return False
+                    horizon[e0] = e1
+        start = next(iter(horizon))  # one loop through every horizon edge
+        e: int | None = start
+        steps = 0
+        while True:
+            e = horizon.get(e) if e is not None else None
+            steps += 1
+            if e is None or e == start or steps >= len(horizon):
+                break
+        if e != start or steps != len(horizon):
+            return False
+        v = len(self.V)
+        planes = []
+        for e0, e1 in horizon.items():
+            found = self.plane(e0, e1, v, vertex[0])
+            if found is None:
+                return False
+            planes.append((e0, e1, found))
+        self.V.append(vertex)
         for g in visible:
-            i, j, k, _, _ = self.faces.pop(g)
-            for e in ((i, j), (j, k), (k, i)):
-                if self.edges.get(e) == g:
-                    del self.edges[e]
-        ok = True
-        for e0, e1 in horizon:
-            ok = self.add_face(e0, e1, v) and ok
-        return ok
+            i, j, k, _, _ = faces.pop(g)
+            for edge in ((i, j), (j, k), (k, i)):
+                if edges.get(edge) == g:
+                    del edges[edge]
+        for e0, e1, (n, d) in planes:
+            self._insert(e0, e1, v, n, d)
+        return True
 
 
 _DIRECTIONS: list[Vec3] = [(1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 1.0, 0.0),
@@ -552,15 +589,29 @@ def _epa(a: _Core, b: _Core, simplex: list[_Vertex],
     size = a.size + b.size
     eps = 1e-3 * tol
     poly = _initial_polytope(a, b, simplex, eps, size)
+    # Every face normal n probed gives an upper bound h_M(n) of the depth (an exact separating
+    # translation); the nearest face's offset is the lower bound. Near curved parts the
+    # polytope's thin faces can undercut the lower bound through rounding, which delays the
+    # stop; if that reaches the iteration limit, the best upper bound is the answer.
+    best_h, best_n = math.inf, (0.0, 0.0, 1.0)
     for _ in range(_MAX_EPA):
         f = poly.nearest()
         _, _, _, n, d = poly.faces[f]
         vertex = _support(a, b, n)
-        if _dot(n, vertex[0]) - d <= tol or not poly.expand(f, vertex, eps):
+        h = _dot(n, vertex[0])
+        if h < best_h:
+            best_h, best_n = h, n
+        if best_h - d <= tol:
+            break
+        # Rounding near coplanar faces can make the visible region pinch: then the faces
+        # within ``tol`` of coplanar count as visible too.
+        if not poly.expand(f, vertex, eps) and not poly.expand(f, vertex, -tol):
             break
     f = poly.nearest()
-    _, _, _, n, _ = poly.faces[f]
+    n = poly.faces[f][3]
     depth = _dot(n, _support(a, b, n)[0])
+    if depth > best_h + tol:  # stopped early (iteration limit): the best probe is better
+        depth, n = best_h, best_n
     i, j, k, weights = _witness_face(poly, f, depth + tol)
     c_a = _combine(weights, [poly.V[i][1], poly.V[j][1], poly.V[k][1]])
     c_b = _combine(weights, [poly.V[i][2], poly.V[j][2], poly.V[k][2]])
