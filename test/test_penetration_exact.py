@@ -90,10 +90,12 @@ def test_issue_crossing_capsules() -> None:
     assert abs(distance.nhat_BA_W[0]) == pytest.approx(1.0, abs=1e-15)
 
 
-# Poses of tools/penetration_table.py's 200-pose sets (rows 3x4 of X_WA and X_WB) that broke
-# EPA: a repeated support point left a hole in the starting polytope (box-cone 17 and 133:
-# 0.145 and 0.234 reported), and thin faces on curved parts undercut the lower bound until
-# the iteration limit (cylinder-cylinder 102: 0.250; cylinder-convex 84: 2.6e-6 m off).
+# Poses (rows 3x4 of X_WA and X_WB) that broke EPA, from tools/penetration_table.py's
+# 200-pose sets and a 10000-pose sweep against coal: a repeated support point left a hole in
+# the starting polytope (box-cone: 0.145 and 0.234 reported), a near-repeat within rounding
+# of the hull made it concave (box-ellipsoid: 1e-3 m off), and visibility measured across
+# thin faces from their centroid made it concave on curved parts (cylinder-cylinder: 0.250;
+# cylinder-convex: 2.6e-6 m off).
 HARD_POSES = [
     ('box-cone', [0.20876733024011562, -0.5344864091137121, -0.8189874726130699,
                   0.07390142601674954, -0.9369350556487229, -0.3493350302473075,
@@ -123,6 +125,13 @@ HARD_POSES = [
      [0.17815177073513133, -0.9406520312699882, 0.2888523890356152, 0.42209314672925247,
       -0.15282551067615757, 0.26353651153320223, 0.9524667292748248, 0.1942680014794303,
       -0.9720629145639232, -0.21382764825100514, -0.09680613086440149, 0.4357423225727402]),
+    ('box-ellipsoid', [0.7670824634998611, -0.3574495436425132, -0.5327422622063538,
+                       -0.015065570677889273, 0.4411167391032422, -0.30909268919151867,
+                       0.8425424214668822, 0.24761064010937772, -0.4658331425241301,
+                       -0.8813010457489054, -0.0794226043892996, 0.3757349815414657],
+     [-0.3278850274022205, 0.9334247102921768, 0.14563556921786533, 0.016310048001306046,
+      -0.9102978542841976, -0.35339487779081913, 0.21556872880081285, 0.21620261835517074,
+      0.2526840424146954, -0.06188998761656424, 0.9655674001030637, 0.4097626244740944]),
 ]
 
 

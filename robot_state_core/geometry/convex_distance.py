@@ -428,7 +428,8 @@ _Face = tuple[int, int, int, Vec3, float]  # vertex indices (CCW from outside), 
 class _Polytope:
     """A convex polytope inscribed in the Minkowski difference, triangles facing outward."""
 
-    def __init__(self) -> None:
+    def __init__(self, min_edge: float) -> None:
+        self.min_edge = min_edge  # a new vertex this close to the horizon is a repeat
         self.V: list[_Vertex] = []
         self.faces: dict[int, _Face] = {}
         self.edges: dict[tuple[int, int], int] = {}  # directed edge -> the face on its left
@@ -468,6 +469,19 @@ class _Polytope:
         edges[(i, j)] = edges[(j, k)] = edges[(k, i)] = f
         heapq.heappush(self.heap, (d, f))
 
+    def height(self, g: int, p: Vec3) -> float:
+        """Signed distance of ``p`` above face ``g``'s plane.
+
+        Measured from the face's corner nearest ``p``: a thin face's normal is only good to
+        ~1e-16 over its shortest altitude, and that error grows with the distance it is
+        carried over (from the centroid it can exceed the visibility threshold).
+        """
+        i, j, k, n, _ = self.faces[g]
+        V = self.V
+        q = min((V[i][0], V[j][0], V[k][0]), key=lambda c: (c[0] - p[0]) ** 2
+                + (c[1] - p[1]) ** 2 + (c[2] - p[2]) ** 2)
+        return n[0] * (p[0] - q[0]) + n[1] * (p[1] - q[1]) + n[2] * (p[2] - q[2])
+
     def nearest(self) -> int:
         while True:
             f = self.heap[0][1]
@@ -478,12 +492,13 @@ class _Polytope:
     def expand(self, f: int, vertex: _Vertex, eps: float) -> bool:
         """Adds ``vertex`` (beyond face ``f``): removes what it sees, cones the horizon to it.
 
-        The faces it sees (more than ``eps`` beyond their plane, connected to ``f``) must be
-        bounded by one simple loop of edges, and every new face must have a normal; otherwise
-        (rounding near coplanar faces, a repeated support point) nothing changes and the
-        answer is False.
+        The faces it sees (more than ``eps`` above their plane, connected to ``f``; ``eps`` can
+        be negative, to include nearly coplanar faces) must be bounded by one simple loop of
+        edges, and every new face must have a normal and edges longer than ``min_edge``;
+        otherwise (rounding near coplanar faces, a repeated support point) nothing changes and
+        the answer is False.
         """
-        px, py, pz = vertex[0]
+        p = vertex[0]
         faces, edges = self.faces, self.edges
         visible = {f}
         stack = [f]
@@ -491,11 +506,9 @@ class _Polytope:
             i, j, k, _, _ = faces[stack.pop()]
             for e0, e1 in ((i, j), (j, k), (k, i)):
                 h = edges.get((e1, e0))
-                if h is not None and h not in visible:
-                    _, _, _, (nx, ny, nz), d_h = faces[h]
-                    if nx * px + ny * py + nz * pz - d_h > eps:
-                        visible.add(h)
-                        stack.append(h)
+                if h is not None and h not in visible and self.height(h, p) > eps:
+                    visible.add(h)
+                    stack.append(h)
         horizon: dict[int, int] = {}
         for g in visible:
             i, j, k, _, _ = faces[g]
@@ -518,7 +531,7 @@ class _Polytope:
         planes = []
         for e0, e1 in horizon.items():
             found = self.plane(e0, e1, v, vertex[0])
-            if found is None:
+            if found is None or _norm(_sub(vertex[0], self.V[e0][0])) <= self.min_edge:
                 return False
             planes.append((e0, e1, found))
         self.V.append(vertex)
@@ -565,7 +578,7 @@ def _initial_polytope(a: _Core, b: _Core, simplex: list[_Vertex], eps: float,
                                    'pair is flat (a degenerate shape)')
     if volume > 0.0:
         i1, i2 = i2, i1  # (i0, i1, i2) counter-clockwise seen from outside, i3 behind it
-    poly = _Polytope()
+    poly = _Polytope(eps)
     poly.V = [samples[i] for i in (i0, i1, i2, i3)]
     for face in ((0, 1, 2), (0, 3, 1), (1, 3, 2), (2, 3, 0)):
         poly.add_face(*face)
@@ -573,9 +586,10 @@ def _initial_polytope(a: _Core, b: _Core, simplex: list[_Vertex], eps: float,
         if s in (i0, i1, i2, i3):
             continue
         w = sample[0]
-        beyond = [(d, f) for f, (_, _, _, nf, d) in poly.faces.items() if _dot(nf, w) - d > eps]
+        beyond = [(d, f) for f, (_, _, _, _, d) in poly.faces.items()
+                  if poly.height(f, w) > eps]
         if beyond:
-            poly.expand(min(beyond)[1], sample, eps)
+            poly.expand(min(beyond)[1], sample, -eps)
     return poly
 
 
@@ -587,7 +601,9 @@ def _epa(a: _Core, b: _Core, simplex: list[_Vertex],
     the normal, within ``tol`` of the minimum over all directions.
     """
     size = a.size + b.size
-    eps = 1e-3 * tol
+    # Visibility threshold and shortest new edge: 1000x above the rounding of a face offset
+    # (~1e-16 size), and 10x below the step that expands (tol).
+    eps = 0.1 * tol
     poly = _initial_polytope(a, b, simplex, eps, size)
     # Every face normal n probed gives an upper bound h_M(n) of the depth (an exact separating
     # translation); the nearest face's offset is the lower bound. Near curved parts the
@@ -603,9 +619,10 @@ def _epa(a: _Core, b: _Core, simplex: list[_Vertex],
             best_h, best_n = h, n
         if best_h - d <= tol:
             break
-        # Rounding near coplanar faces can make the visible region pinch: then the faces
-        # within ``tol`` of coplanar count as visible too.
-        if not poly.expand(f, vertex, eps) and not poly.expand(f, vertex, -tol):
+        # Faces within ``eps`` of coplanar with the new vertex count as visible: they bridge
+        # the visible region where rounding would split it. If it still pinches, faces
+        # within ``tol`` do.
+        if not poly.expand(f, vertex, -eps) and not poly.expand(f, vertex, -tol):
             break
     f = poly.nearest()
     n = poly.faces[f][3]
