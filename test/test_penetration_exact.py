@@ -28,14 +28,14 @@ from support_function_oracle import penetration, Posed, surface_residual
 from robot_state_core.geometry.fcl_backend import FclObjects
 from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Shape
 
-DEPTH_TOL = 1e-9  # achieved: <= 5e-12 m (docs/penetration_accuracy.md)
+DEPTH_TOL = 1e-9  # achieved: <= 5.2e-13 m over 200 poses per pair (docs/penetration_accuracy.md)
 NORMAL_TOL = 1e-4  # rad; the normal of a smooth minimum is only sqrt(depth precision) sharp
 POSES = 3
 APART = 2
-# Apart, a ruled side (cylinder, cone) against a curved surface leaves GJK's closest points
-# free along the ruling to ~sqrt(2 d 1e-12): up to 3.4e-6 m measured
-# (docs/penetration_accuracy.md).
-APART_WITNESS_TOL = 1e-5
+# Witnesses follow the normal: at an edge, rim or ruled side against a curved surface, a
+# normal good to ~1e-6 rad leaves them up to 5.3e-8 m off their surface or supporting plane,
+# and the normal's own overlap up to 9e-9 m above the minimum (docs/penetration_accuracy.md).
+WITNESS_TOL = 1e-7
 
 
 def _rx(a: float) -> np.ndarray:
@@ -151,8 +151,8 @@ def test_epa_hard_poses(name: str, rows_a: list[float], rows_b: list[float]) -> 
     assert abs(-distance.distance - ref.depth) <= DEPTH_TOL
     assert abs(contact.depth - ref.depth) <= DEPTH_TOL
     n = -distance.nhat_BA_W
-    assert surface_residual(Posed(A, X_WA), distance.p_WCa, n) <= DEPTH_TOL
-    assert surface_residual(Posed(B, X_WB), distance.p_WCb, -n) <= DEPTH_TOL
+    assert surface_residual(Posed(A, X_WA), distance.p_WCa, n) <= WITNESS_TOL
+    assert surface_residual(Posed(B, X_WB), distance.p_WCb, -n) <= WITNESS_TOL
 
 
 PAIRS = pairs()
@@ -165,9 +165,9 @@ def test_depth_normal_and_witnesses_match_the_oracle(name: str, A: Shape, B: Sha
     assert errors.poses == POSES and errors.apart_poses == APART
     assert errors.depth <= DEPTH_TOL, errors
     assert errors.contact_depth <= DEPTH_TOL, errors
-    assert errors.normal_excess <= DEPTH_TOL, errors
+    assert errors.normal_excess <= WITNESS_TOL, errors
     assert errors.normal <= NORMAL_TOL, errors
-    assert errors.witness <= DEPTH_TOL, errors
+    assert errors.witness <= WITNESS_TOL, errors
     assert errors.identity <= 1e-12, errors
     assert errors.distance <= DEPTH_TOL, errors  # apart: the separation distance
-    assert errors.apart_witness <= APART_WITNESS_TOL, errors
+    assert errors.apart_witness <= WITNESS_TOL, errors
