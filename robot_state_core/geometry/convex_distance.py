@@ -23,7 +23,10 @@ Result conventions are Drake's (see :mod:`robot_state_core.geometry.query`): ``n
 points out of B into A and ``p_WCa = p_WCb + distance * nhat_BA_W``. When penetrating,
 ``-distance`` is the depth, translating A by ``-distance * nhat_BA_W`` separates the shapes
 (exactly: it is ``h_M`` of the returned normal), ``p_WCa`` is A's point deepest inside B and
-``p_WCb`` B's point deepest inside A, both on their surfaces.
+``p_WCb`` B's point deepest inside A, both on their surfaces. The depth and distance are
+exact to the tolerance; a normal at a smooth minimum only to about its square root (~1e-5
+rad), and where an edge, a rim or a ruled side meets a curved surface the witnesses follow the
+normal, up to ~1e-7 of the pair's size off their surfaces (``docs/penetration_accuracy.md``).
 
 Pure Python floats (3-tuples) inside the iterations, which are dominated by per-call overhead
 for numpy arrays this small. Half-spaces are not bounded (the backend has a closed form) and
