@@ -50,10 +50,19 @@ _CUBE_ROBOT = '''<?xml version="1.0"?>
 '''
 
 
-@pytest.mark.parametrize('bad', [(0.0, 1.0, 1.0), (1.0, -0.1, 1.0), (1.0, 1.0, math.nan)])
-def test_backend_refuses_non_positive_semi_axes(bad: tuple[float, float, float]) -> None:
+@pytest.mark.parametrize('bad', [(0.0, 1.0, 1.0), (1.0, -0.1, 1.0), (1.0, 1.0, math.nan),
+                                 (1.0, math.inf, 1.0)])
+def test_semi_axes_must_be_positive(bad: tuple[float, float, float]) -> None:
+    # drake geometry/shape_specification.cc, Ellipsoid::Ellipsoid: "Ellipsoid lengths of
+    # principal semi-axes a, b, and c should all be > 0" (no zero sizes from URDF to accept
+    # here, unlike decisions.md G-1).
     with pytest.raises(InvalidArgumentError, match='Ellipsoid'):
-        make_collision_geometry(Ellipsoid(*bad))
+        Ellipsoid(*bad)
+
+
+def test_backend_builds_fcl_ellipsoid() -> None:
+    geometry = make_collision_geometry(EGG)
+    assert (geometry.radii == np.array([0.3, 0.2, 0.1])).all()
 
 
 def test_point_signed_distance_matches_the_oracle() -> None:

@@ -18,15 +18,16 @@ oracle's minimum is then minus the distance).
 from __future__ import annotations
 
 import math
+import warnings
 import zlib
 
 import numpy as np
 from penetration_harness import measure, pairs
 import pytest
-from support_function_oracle import penetration, Posed, surface_residual
+from support_function_oracle import penetration, Posed, random_rotation, surface_residual
 
 from robot_state_core.geometry.fcl_backend import FclObjects
-from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Shape
+from robot_state_core.geometry.shapes import Box, Capsule, Cone, Cylinder, Ellipsoid, Shape, Sphere
 
 DEPTH_TOL = 1e-9  # achieved: <= 5.2e-13 m over 200 poses per pair (docs/penetration_accuracy.md)
 NORMAL_TOL = 1e-4  # rad; the normal of a smooth minimum is only sqrt(depth precision) sharp
@@ -171,3 +172,52 @@ def test_depth_normal_and_witnesses_match_the_oracle(name: str, A: Shape, B: Sha
     assert errors.identity <= 1e-12, errors
     assert errors.distance <= DEPTH_TOL, errors  # apart: the separation distance
     assert errors.apart_witness <= WITNESS_TOL, errors
+
+
+# Zero sizes are legal (decisions.md G-1): two flat shapes in one plane share no volume, so
+# the minimum translation is 0, along the plane's normal, at a common point.
+DEGENERATE = [Box(0.0, 1.0, 1.0), Box(0.0, 0.0, 1.0), Box(0.0, 0.0, 0.0), Cylinder(0.2, 0.0),
+              Cylinder(0.0, 0.3), Capsule(0.0, 0.3), Cone(0.2, 0.0), Cone(0.0, 0.0), Sphere(0.0)]
+
+
+def test_coplanar_flat_shapes_touch() -> None:
+    distance, _ = _query(Box(0.0, 1.0, 1.0), Box(0.0, 0.5, 0.5), np.eye(4), np.eye(4))
+    assert distance.distance == 0.0
+    assert abs(distance.nhat_BA_W[0]) == 1.0
+    np.testing.assert_array_equal(distance.p_WCa, distance.p_WCb)
+    assert distance.p_WCa[0] == 0.0 and np.all(np.abs(distance.p_WCa[1:]) <= 0.25)
+
+
+@pytest.mark.parametrize('A', DEGENERATE, ids=repr)
+def test_degenerate_shapes_give_finite_answers(A: Shape) -> None:
+    rng = np.random.default_rng(zlib.crc32(repr(A).encode()))
+    for B in DEGENERATE:
+        for k in range(3):
+            X_WB = np.eye(4)
+            if k:
+                X_WB[:3, :3] = random_rotation(rng) if k == 2 else np.eye(3)
+                X_WB[:3, 3] = rng.normal(size=3) * 0.05
+            objects = FclObjects([A, B])
+            objects.set_poses(np.stack([np.eye(4), X_WB]))
+            with warnings.catch_warnings():
+                warnings.simplefilter('error')
+                (distance,) = objects.distance_pairs(np.array([[0, 1]]))
+                objects.collide_pairs(np.array([[0, 1]]))
+            values = [distance.distance, *distance.p_WCa, *distance.p_WCb, *distance.nhat_BA_W]
+            assert all(math.isfinite(v) for v in values), (A, B, k, distance)
+            assert abs(float(np.linalg.norm(distance.nhat_BA_W)) - 1.0) <= 1e-12
+
+
+# Minima along a circle of directions: EPA's inscribed polytope closes in too slowly there, and
+# the normal is polished on h_M directly. Closed forms: the radii add up.
+@pytest.mark.parametrize(('A', 'B', 'depth'), [
+    (Cylinder(0.05, 1.0), Cylinder(0.05, 1.0), 0.1),
+    (Cylinder(0.05, 1.0), Cylinder(0.08, 0.6), 0.13),
+    (Ellipsoid(0.1, 0.1, 0.5), Cylinder(0.05, 2.0), 0.15),
+    (Box(0.0, 0.0, 1.0), Cylinder(0.2, 0.0), 0.2),
+], ids=['cylinders', 'cylinders of two sizes', 'ellipsoid-cylinder', 'segment through a disc'])
+def test_coaxial_solids_of_revolution(A: Shape, B: Shape, depth: float) -> None:
+    distance, contact = _query(A, B, np.eye(4), np.eye(4))
+    assert abs(-distance.distance - depth) <= 1e-12
+    assert abs(contact.depth - depth) <= 1e-12
+    assert abs(distance.nhat_BA_W[2]) <= 1e-6  # radial

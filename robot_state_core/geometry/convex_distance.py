@@ -76,6 +76,7 @@ TOLERANCE = 1e-12
 
 _MAX_GJK = 256
 _MAX_EPA = 512
+_EPA_STALL = 64
 
 # A support point of the Minkowski difference and the two shape points behind it.
 _Vertex = tuple[Vec3, Vec3, Vec3]  # (w = a - b, a, b)
@@ -242,7 +243,7 @@ def convex_signed_distance(shape_a: Shape, X_WA: FloatArray, shape_b: Shape, X_W
             core = _dot(nhat, _sub(c_a, c_b))
         c_a, c_b = _witnesses(a, b, core, nhat, c_a, c_b, tol)
     p_a = _sub(c_a, _mul(a.radius, nhat))
-    distance = core - radii
+    distance = core - radii + 0.0  # + 0.0: touching is 0.0, not -0.0
     # Drake's identity p_WCa = p_WCb + distance * nhat, exactly, in both cases.
     p_b = _sub(p_a, _mul(distance, nhat))
     return _vec(p_a), _vec(p_b), distance, _vec(nhat)
@@ -555,11 +556,12 @@ _DIRECTIONS: list[Vec3] = [(1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 1.0, 0.0),
 
 
 def _initial_polytope(a: _Core, b: _Core, simplex: list[_Vertex], eps: float,
-                      size: float) -> _Polytope:
+                      size: float) -> _Polytope | Vec3:
     """The hull of support points in 14 fixed directions, the centre line and the GJK simplex.
 
     Any polytope inscribed in the Minkowski difference works as a start: faces whose plane
-    passes beyond the origin simply have a negative offset and are expanded first.
+    passes beyond the origin simply have a negative offset and are expanded first. If the
+    points are flat (two zero-thickness shapes in one plane), the plane's unit normal instead.
     """
     samples = list(simplex)
     directions = list(_DIRECTIONS)
@@ -577,8 +579,14 @@ def _initial_polytope(a: _Core, b: _Core, simplex: list[_Vertex], eps: float,
     i3 = max(range(len(P)), key=lambda i: abs(_dot(_sub(P[i], P[i0]), normal)))
     volume = _dot(_sub(P[i3], P[i0]), normal)
     if not abs(volume) > 1e-12 * size ** 3:
-        raise InvalidArgumentError('convex_signed_distance: the Minkowski difference of the '
-                                   'pair is flat (a degenerate shape)')
+        hint = _sub(a.centre, b.centre)
+        if _norm(normal) > 0.0:
+            unit = _mul(1.0 / _norm(normal), normal)
+        elif _norm(e1) > 0.0:  # collinear: any normal of the line
+            unit = _perpendicular(e1, hint if _norm(hint) > 0.0 else (0.0, 0.0, 1.0))
+        else:  # a single point
+            unit = (0.0, 0.0, 1.0)
+        return _mul(-1.0, unit) if _dot(unit, hint) < 0.0 else unit
     if volume > 0.0:
         i1, i2 = i2, i1  # (i0, i1, i2) counter-clockwise seen from outside, i3 behind it
     poly = _Polytope(eps)
@@ -608,19 +616,32 @@ def _epa(a: _Core, b: _Core, simplex: list[_Vertex],
     # (~1e-16 size), and 10x below the step that expands (tol).
     eps = 0.1 * tol
     poly = _initial_polytope(a, b, simplex, eps, size)
+    if not isinstance(poly, _Polytope):
+        # Flat: no volume overlaps, so the depth is 0 along the plane's normal, at a point the
+        # shapes share (GJK's simplex holds the origin).
+        _, idx, weights = _closest_on_simplex([simplex[i][0] for i in range(len(simplex))])
+        c_a = _combine(weights, [simplex[i][1] for i in idx])
+        c_b = _combine(weights, [simplex[i][2] for i in idx])
+        return 0.0, c_a, c_b, poly
     # Every face normal n probed gives an upper bound h_M(n) of the depth (an exact separating
     # translation); the nearest face's offset is the lower bound. Near curved parts the
     # polytope's thin faces can undercut the lower bound through rounding, which delays the
-    # stop; if that reaches the iteration limit, the best upper bound is the answer.
+    # stop; if that reaches the iteration limit, the best upper bound is the answer. Where the
+    # minimum is attained along a curve of directions (a segment through a disc, coaxial
+    # cylinders) the inscribed polytope closes in only like 1 - cos(pi / vertices), while the
+    # upper bound is exact at once: a bound that has not moved by tol for _EPA_STALL steps, with
+    # the lower bound within 1e-3 of the pair's size (no gross gap left), is the answer too.
     best_h, best_n = math.inf, (0.0, 0.0, 1.0)
+    stalled = 0
     for _ in range(_MAX_EPA):
         f = poly.nearest()
         _, _, _, n, d = poly.faces[f]
         vertex = _support(a, b, n)
         h = _dot(n, vertex[0])
+        stalled = 0 if h < best_h - tol else stalled + 1
         if h < best_h:
             best_h, best_n = h, n
-        if best_h - d <= tol:
+        if best_h - d <= tol or (stalled >= _EPA_STALL and best_h - d <= 1e-3 * size):
             break
         # Faces within ``eps`` of coplanar with the new vertex count as visible: they bridge
         # the visible region where rounding would split it. If it still pinches, faces
@@ -628,15 +649,44 @@ def _epa(a: _Core, b: _Core, simplex: list[_Vertex],
         if not poly.expand(f, vertex, -eps) and not poly.expand(f, vertex, -tol):
             break
     f = poly.nearest()
-    n = poly.faces[f][3]
+    n, d = poly.faces[f][3], poly.faces[f][4]
     depth = _dot(n, _support(a, b, n)[0])
     if depth > best_h + tol:  # stopped early (iteration limit): the best probe is better
         depth, n = best_h, best_n
+    if depth - d > tol:  # not closed in: polish the normal directly on h_M
+        depth, n = _descend(a, b, depth, n)
     i, j, k, weights = _witness_face(poly, f, depth + tol)
     c_a = _combine(weights, [poly.V[i][1], poly.V[j][1], poly.V[k][1]])
     c_b = _combine(weights, [poly.V[i][2], poly.V[j][2], poly.V[k][2]])
     # n points from B's deepest point towards A's: nhat_BA_W = -n.
     return depth, c_a, c_b, _mul(-1.0, n)
+
+
+def _descend(a: _Core, b: _Core, h: float, n: Vec3) -> tuple[float, Vec3]:
+    """A local minimum of ``h_M`` over unit directions, by pattern search from ``n``.
+
+    For EPA runs that do not close in (the minimum attained along a curve of directions, as
+    for coaxial solids of revolution): eight neighbours on the tangent plane at 1e-2 rad,
+    moving to the best, halving the step when none is lower, down to 1e-12 rad. Every value
+    is an exact separating translation, so the answer only improves on ``h``.
+    """
+    step = 1e-2
+    while step > 1e-12:
+        e1 = _perpendicular(n, (1.0, 0.0, 0.0) if abs(n[0]) < 0.9 else (0.0, 1.0, 0.0))
+        e2 = _cross(n, e1)
+        best: tuple[float, Vec3] | None = None
+        for s1, s2 in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0), (1.0, 1.0),
+                       (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0)):
+            m = _add(n, _add(_mul(step * s1, e1), _mul(step * s2, e2)))
+            m = _mul(1.0 / _norm(m), m)
+            value = _dot(m, _support(a, b, m)[0])
+            if value < h and (best is None or value < best[0]):
+                best = (value, m)
+        if best is None:
+            step *= 0.5
+        else:
+            h, n = best
+    return h, n
 
 
 def _witnesses(a: _Core, b: _Core, core: float, nhat: Vec3, c_a: Vec3, c_b: Vec3,

@@ -542,7 +542,8 @@ def _radial(p: FloatArray) -> tuple[float, FloatArray]:
 
 def _segment_closest(a: FloatArray, b: FloatArray, p: FloatArray) -> FloatArray:
     ab = b - a
-    t = float(np.clip((p - a) @ ab / (ab @ ab), 0.0, 1.0))
+    length2 = float(ab @ ab)
+    t = float(np.clip((p - a) @ ab / length2, 0.0, 1.0)) if length2 > 0.0 else 0.0  # a point
     out: FloatArray = a + t * ab
     return out
 
@@ -741,9 +742,10 @@ def _profile_normal(edges: Sequence[tuple[FloatArray, FloatArray]], N2: FloatArr
     """Outward normal at a profile point: the normalized sum over the edges through it."""
     n2 = np.zeros(2)
     for a, b in edges:
-        if np.linalg.norm(_segment_closest(a, b, N2) - N2) <= 1e-15:
-            t = b - a
-            n2 += np.array([t[1], -t[0]]) / float(np.linalg.norm(t))  # outward for CCW order
+        t = b - a
+        length = float(np.linalg.norm(t))
+        if length > 0.0 and np.linalg.norm(_segment_closest(a, b, N2) - N2) <= 1e-15:
+            n2 += np.array([t[1], -t[0]]) / length  # outward for CCW order (a point: none)
     norm = float(np.linalg.norm(n2))
     if norm == 0.0:
         return e_r

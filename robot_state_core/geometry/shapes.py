@@ -95,6 +95,13 @@ class Ellipsoid:
     b: float
     c: float
 
+    def __post_init__(self) -> None:
+        _check_lengths(self, 'a', 'b', 'c')
+        if min(self.a, self.b, self.c) <= 0.0:  # Drake's rule (an ellipsoid is not URDF)
+            raise InvalidArgumentError(
+                f'Ellipsoid: the semi-axes a, b and c must all be > 0, got ({self.a!r}, '
+                f'{self.b!r}, {self.c!r})')
+
 
 @dataclass(frozen=True, slots=True)
 class Cylinder:
