@@ -17,7 +17,7 @@ the ``PlanningScene`` queries are built on it. Drake's test inputs use ``RollPit
 here with Pinocchio's ``rpyToMatrix`` (the same ``Rz Ry Rx``), not with our code.
 
 Where we deliberately differ, the test asserts our documented behaviour and names the row of
-``docs/decisions.md`` (section "Drake geometry"): G4 (box-half-space signed distance is
+``docs/decisions.md`` (section "Drake geometry"): G-5 (box-half-space signed distance is
 answered, where Drake's callback throws). Two tolerances are doubled where our arithmetic rounds
 differently from Drake's (commented at the assertion): ``kEps`` on sphere-shape depths derived
 from 1.6 m positions, and ``kTolerance`` on the derived witness-distance invariance.
@@ -534,7 +534,8 @@ def test_signed_distance_pair_concentric(data: Data) -> None:
 
 # drake distance_to_shape_callback_test.cc, GTEST_TEST(SignedDistancePairError,
 # HalfspaceException): Drake throws "Signed distance queries between shapes .* and .* are not
-# supported" for a box and a half-space. G4: we answer it (closed form from the support point).
+# supported" for a box and a half-space. decisions.md G-5: we answer it (closed form from the
+# support point).
 def test_halfspace_box_signed_distance_is_answered() -> None:
     box = Box(0.5, 0.25, 0.75)
     objects = FclObjects([box, HalfSpace()])

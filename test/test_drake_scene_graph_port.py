@@ -9,8 +9,8 @@ check our typed error (``GeometryRegistrationError`` for a registry rule,
 the information.
 
 Where we deliberately differ, the test asserts our documented behaviour and names the row of
-``docs/decisions.md`` (section "Drake geometry"): G7 (a deformable sphere is kept as the
-surface triangles of Drake's mesh), G8 (``GetRendererTypeName`` is ``module.Class``).
+``docs/decisions.md`` (section "Drake geometry"): G-8 (a deformable sphere is kept as the
+surface triangles of Drake's mesh), G-9 (``GetRendererTypeName`` is ``module.Class``).
 
 Not ported, because the seed API has no counterpart (``docs/seed_api_map.md``, [EXT] rows):
 
@@ -154,9 +154,9 @@ def test_register_deformable_geometry() -> None:
     np.testing.assert_array_equal(scene_graph.get_deformable_configuration(deformable_id), q_WG)
     with pytest.raises(GeometryRegistrationError, match='not deformable'):
         scene_graph.get_deformable_configuration(rigid_id)
-    # G7: Drake's tetrahedral mesh of the unit sphere at hint 0.5 is refinement level 2 (the
-    # level formula of make_sphere_mesh.h); we keep its surface: 4 * 4^2 + 2 vertices on the
-    # sphere, 8 * 4^2 outward triangles.
+    # decisions.md G-8: Drake's tetrahedral mesh of the unit sphere at hint 0.5 is refinement
+    # level 2 (the level formula of make_sphere_mesh.h); we keep its surface: 4 * 4^2 + 2
+    # vertices on the sphere, 8 * 4^2 outward triangles.
     assert mesh.vertices.shape == (66, 3) and mesh.faces.shape == (128, 3)
     np.testing.assert_allclose(np.linalg.norm(mesh.vertices, axis=1), 1.0, atol=1e-15)
 
@@ -223,7 +223,7 @@ def test_get_renderer_type_name() -> None:
     scene_graph.add_renderer(k_renderer_name_1, DummyRenderEngine())
     # If no renderer has the name, the type doesn't matter.
     assert scene_graph.get_renderer_type_name('non-existent') == ''
-    # G8: the Python type's module.Class where Drake gives NiceTypeName::Get<T>().
+    # decisions.md G-9: the Python type's module.Class where Drake gives NiceTypeName::Get<T>().
     assert scene_graph.get_renderer_type_name(k_renderer_name_1) == \
         f'{DummyRenderEngine.__module__}.{DummyRenderEngine.__qualname__}'
 
@@ -313,7 +313,8 @@ def test_nan_in_config_inputs() -> None:
                                                     make_sphere_instance(), 2.0)
     mesh = sg.model_inspector().get_reference_mesh(deformable_id)
     assert mesh is not None
-    assert mesh.vertices.shape == (6, 3)  # G7: the octahedron's corners (Drake: + its centre)
+    # decisions.md G-8: the octahedron's corners (Drake: + its centre)
+    assert mesh.vertices.shape == (6, 3)
     qs = np.zeros((len(mesh.vertices), 3))
     qs.reshape(-1)[1] = math.nan
     with pytest.raises(InvalidArgumentError, match='non-finite'):
