@@ -135,15 +135,19 @@ def _coal_depth(A: Shape, B: Shape, X_WA: FloatArray, X_WB: FloatArray) -> float
 
 
 def measure(A: Shape, B: Shape, count: int, rng: np.random.Generator,
-            peers: bool = True, apart: int = 0) -> PairErrors:
+            peers: bool = True, apart: int = 0,
+            record: list[tuple[FloatArray, FloatArray, float]] | None = None) -> PairErrors:
     """The worst errors of the backend on ``count`` random penetrating poses of ``(A, B)``.
 
     ``apart``: also that many poses with the shapes 1e-6 m to 5 cm apart (distance queries).
+    ``record``: if given, each penetrating pose ``(X_WA, X_WB, oracle depth)`` is appended.
     """
     objects = FclObjects([A, B])
     pair = np.array([[0, 1]])
     out = PairErrors()
     for X_WA, X_WB, ref in penetrating_poses(A, B, count, rng):
+        if record is not None:
+            record.append((X_WA, X_WB, ref.depth))
         objects.set_poses(np.stack([X_WA, X_WB]))
         result = objects.distance_pairs(pair)[0]
         (contact,) = objects.collide_pairs(pair)

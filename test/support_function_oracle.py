@@ -445,28 +445,39 @@ def penetrating_poses(A: Shape, B: Shape, count: int, rng: np.random.Generator,
     A is posed anywhere in a 1 m cube, B near A (centre offsets up to 0.9 of the sum of the
     bounding radii, all rotations); a half-space is the world's ``z <= 0`` with the other
     shape's centre between ``-0.9`` and ``+0.9`` of its radius from the plane. With ``apart``,
-    the poses are instead between 1e-6 m and 5 cm apart (offsets up to 1.3 of the radii; the
-    oracle's minimum of ``g`` is then minus the distance, by convex duality).
+    the poses are instead between 1e-6 m and 5 cm apart: a penetrating pose whose movable
+    shape is then translated out along the oracle's direction by its depth plus a gap drawn
+    log-uniformly from [1e-6, 5e-2] m (the distance is then at most the gap; the oracle's
+    minimum of ``g`` at the new pose is minus the distance, by convex duality).
     """
     out = []
     while len(out) < count:
-        spread = 1.3 if apart else 0.9
         if isinstance(A, HalfSpace) or isinstance(B, HalfSpace):
             other = B if isinstance(A, HalfSpace) else A
             r = bounding_radius(Posed(other, np.eye(4)))
             X_other = pose(random_rotation(rng), np.array(
-                [*rng.uniform(-0.5, 0.5, 2), rng.uniform(-0.9, spread) * r]))
+                [*rng.uniform(-0.5, 0.5, 2), rng.uniform(-0.9, 0.9) * r]))
             X_WA, X_WB = (np.eye(4), X_other) if isinstance(A, HalfSpace) else (X_other,
                                                                                 np.eye(4))
         else:
             X_WA = pose(random_rotation(rng), rng.uniform(-0.5, 0.5, 3))
             reach = bounding_radius(Posed(A, np.eye(4))) + bounding_radius(Posed(B, np.eye(4)))
             offset = rng.normal(size=3)
-            offset *= rng.uniform(0.0, spread) * reach / np.linalg.norm(offset)
+            offset *= rng.uniform(0.0, 0.9) * reach / np.linalg.norm(offset)
             X_WB = pose(random_rotation(rng), X_WA[:3, 3] + offset)
         ref = penetration(Posed(A, X_WA), Posed(B, X_WB))
-        if (not apart and ref.depth > 1e-6) or (apart and -0.05 < ref.depth < -1e-6):
-            out.append((X_WA, X_WB, ref))
+        if ref.depth <= 1e-6:
+            continue
+        if apart:
+            shift = (ref.depth + math.exp(rng.uniform(math.log(1e-6), math.log(5e-2)))) * ref.n
+            if isinstance(A, HalfSpace):  # B moves along n
+                X_WB = pose(X_WB[:3, :3], X_WB[:3, 3] + shift)
+            else:  # A moves along -n
+                X_WA = pose(X_WA[:3, :3], X_WA[:3, 3] - shift)
+            ref = penetration(Posed(A, X_WA), Posed(B, X_WB))
+            if not -0.05 < ref.depth < -1e-6:
+                continue
+        out.append((X_WA, X_WB, ref))
     return out
 
 
