@@ -30,7 +30,7 @@ from support_function_oracle import penetration, Posed, random_rotation, surface
 from robot_state_core.geometry.fcl_backend import FclObjects
 from robot_state_core.geometry.shapes import Box, Capsule, Cone, Cylinder, Ellipsoid, Shape, Sphere
 
-DEPTH_TOL = 1e-9  # achieved: <= 5.2e-13 m over 200 poses per pair (docs/penetration_accuracy.md)
+DEPTH_TOL = 1e-9  # achieved: <= 4.1e-13 m over 200 poses per pair (docs/penetration_accuracy.md)
 NORMAL_TOL = 1e-4  # rad; the normal of a smooth minimum is only sqrt(depth precision) sharp
 POSES = 1
 APART = 1
@@ -38,6 +38,10 @@ APART = 1
 # normal good to ~1e-6 rad leaves them up to 5.3e-8 m off their surface or supporting plane,
 # and the normal's own overlap up to 9e-9 m above the minimum (docs/penetration_accuracy.md).
 WITNESS_TOL = 1e-7
+# Apart, the normal is the direction between the witnesses: for poses 1e-6 to 1e-5 m apart it
+# is good to ~4e-6 rad, which leaves a flat face's witness up to 9.1e-7 m off the supporting
+# plane of that normal (docs/penetration_accuracy.md); the distance stays exact.
+APART_WITNESS_TOL = 2e-6
 
 
 def _rx(a: float) -> np.ndarray:
@@ -172,7 +176,7 @@ def test_depth_normal_and_witnesses_match_the_oracle(name: str, A: Shape, B: Sha
     assert errors.witness <= WITNESS_TOL, errors
     assert errors.identity <= 1e-12, errors
     assert errors.distance <= DEPTH_TOL, errors  # apart: the separation distance
-    assert errors.apart_witness <= WITNESS_TOL, errors
+    assert errors.apart_witness <= APART_WITNESS_TOL, errors
 
 
 # Zero sizes are legal (decisions.md G-1): two flat shapes in one plane share no volume, so
