@@ -33,7 +33,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from robot_state_core._typing import as_finite_float
 from robot_state_core._typing import read_only as _ro
-from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
+from robot_state_core.geometry import meshes
 from robot_state_core.geometry.shapes import (
     Box,
     Capsule,
@@ -236,19 +237,15 @@ def attached_body_global_poses(body: AttachedBody, X_WL: FloatArray) -> Attached
 # ---------------------------------------------------------------------------- bounding boxes
 
 
-@functools.lru_cache(maxsize=64)
 def mesh_vertices(path: str) -> FloatArray:
-    """The unscaled ``(V, 3)`` vertices of a mesh file (loaded with trimesh once per path).
+    """The unscaled ``(V, 3)`` vertices of a mesh file (:func:`meshes.load_mesh`, cached).
 
     Raises:
-        ImportError: trimesh is not installed.
-        ValueError: The file cannot be read as a mesh.
+        RobotDescriptionError: The file is missing, unreadable, empty or not a mesh trimesh
+            can read (the message names the file and the reason).
     """
-    import trimesh
-
-    mesh = trimesh.load(path, force='mesh')
-    out: FloatArray = _ro(np.asarray(mesh.vertices, dtype=np.float64).reshape(-1, 3))
-    return out
+    vertices, _ = meshes.load_mesh(path)
+    return vertices
 
 
 def _mesh_path(shape: Mesh | Convex) -> str | None:
@@ -351,7 +348,7 @@ def _scaled_points(shape: Mesh | Convex) -> FloatArray | None:
         return None
     try:
         vertices = mesh_vertices(path)
-    except (ImportError, ValueError, OSError) as err:
+    except RobotStateCoreError as err:
         _LOG.warning(f'bounding box: cannot read mesh {path!r} ({err}); skipped')
         return None
     out: FloatArray = _ro(vertices * np.asarray(shape.scale, dtype=np.float64))

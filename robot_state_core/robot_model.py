@@ -42,7 +42,7 @@ from robot_state_core.io.srdf import dependency_order
 from robot_state_core.joint_model_group import JointModelGroup
 from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointLimits, JointType
 from robot_state_core.links import Link
-from robot_state_core.transforms import FloatArray
+from robot_state_core.transforms import FloatArray, QUATERNION_MAX_NORM, QUATERNION_MIN_NORM
 
 IntArray = NDArray[np.intp]
 BoolArray = NDArray[np.bool_]
@@ -723,6 +723,15 @@ class RobotModel:
                 if len(vals) != len(vnames):
                     self._warn(f'group_state {s.name!r} of group {s.group!r}: joint {jn!r} '
                                f'needs {len(vnames)} value(s), got {len(vals)}; ignored', True)
+                    continue
+                joint = self.joints[self._joint_index[jn]]
+                if joint.type is JointType.FLOATING and not (
+                        QUATERNION_MIN_NORM <= math.hypot(*vals[3:7]) <= QUATERNION_MAX_NORM):
+                    self._warn(f'group_state {s.name!r} of group {s.group!r}: joint {jn!r} has '
+                               f'the degenerate orientation (rot_x rot_y rot_z rot_w) '
+                               f'{" ".join(f"{v:g}" for v in vals[3:7])} (norm '
+                               f'{math.hypot(*vals[3:7]):.3g}, outside [{QUATERNION_MIN_NORM:g}, '
+                               f'{QUATERNION_MAX_NORM:g}]), which is no rotation; ignored', True)
                     continue
                 values.update(zip(vnames, (float(v) for v in vals), strict=True))
             if remaining:
