@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
+from collections.abc import Sequence
 import json
+import logging
 from pathlib import Path
 import signal
 import subprocess
@@ -36,6 +38,7 @@ import numpy as np
 
 from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
+from robot_state_core.io.load_report import LoadMessage, summarize
 from robot_state_core.io.xacro import parse_xacro_args
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.transforms import pose_from_xyz_rpy
@@ -99,11 +102,30 @@ def _cmd_check(ns: argparse.Namespace) -> int:
         chain = f' chain {group.base_link} -> {group.tip_link}' if group.is_chain else ''
         print(f'group {name!r}: {len(group.active_joint_names)} active joints{chain}; '
               f"states: {', '.join(group.named_states) or '-'}")
-    for w in (*model.load_warnings, *model.srdf_warnings):
-        print(f'warning: {w}')
-    for uri in model.unresolved_meshes:
-        print(f'unresolved mesh: {uri}')
+    print_load_report(model.load_messages, verbose=ns.verbose)
     return 0
+
+
+def print_load_report(messages: Sequence[LoadMessage], verbose: bool = False,
+                      out: Any = None) -> None:
+    """One ``warning:`` / ``note:`` line per kind of load message (issue 17).
+
+    Args:
+        messages: The :class:`~robot_state_core.io.load_report.LoadMessage` s of a load.
+        verbose: Also print every message in full under its kind (and the DEBUG kinds).
+        out: Stream (default stdout).
+    """
+    by_kind: dict[str, list[LoadMessage]] = {}
+    for m in messages:
+        by_kind.setdefault(m.kind, []).append(m)
+    labels = {logging.WARNING: 'warning', logging.INFO: 'note', logging.DEBUG: 'debug'}
+    for (level, line), group in zip(summarize(messages), by_kind.values(), strict=True):
+        if level < logging.INFO and not verbose:
+            continue
+        print(f'{labels.get(level, "warning")}: {line}', file=out)
+        if verbose:
+            for m in group:
+                print(f'  - {m.text}', file=out)
 
 
 def _model_and_state(ns: argparse.Namespace) -> tuple[RobotModel, Any]:
@@ -328,6 +350,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_check.add_argument('urdf', help='URDF or xacro (*.xacro) file')
     p_check.add_argument('srdf', nargs='?', default=None, help='SRDF file (optional)')
     _add_description_arguments(p_check)
+    p_check.add_argument('-v', '--verbose', action='store_true',
+                         help='print every load message, not one line per kind')
     p_check.set_defaults(func=_cmd_check)
     p_fk = sub.add_parser('fk', help='link poses for a configuration (JSON)')
     _add_configuration_arguments(p_fk)

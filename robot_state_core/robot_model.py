@@ -38,11 +38,18 @@ from robot_state_core.errors import (
     ModelError,
     UnknownNameError,
 )
+from robot_state_core.io.load_report import LoadMessage, log_load_messages
 from robot_state_core.io.srdf import dependency_order
 from robot_state_core.joint_model_group import JointModelGroup
 from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointLimits, JointType
 from robot_state_core.links import Link
-from robot_state_core.transforms import FloatArray, QUATERNION_MAX_NORM, QUATERNION_MIN_NORM
+from robot_state_core.transforms import (
+    check_quat_xyzw,
+    FloatArray,
+    MAX_COORDINATE,
+    QUATERNION_MAX_NORM,
+    QUATERNION_MIN_NORM,
+)
 
 IntArray = NDArray[np.intp]
 BoolArray = NDArray[np.bool_]
@@ -81,6 +88,11 @@ DEFAULT_MIN_TRANSLATIONAL_DISTANCE = 1e-5
 _LEADING_NUMBER = re.compile(r'\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)')
 
 _LOG = logging.getLogger(__name__)
+#: Which position variables of a joint are translations [m] (the others are angles or a
+#: quaternion).
+_TRANSLATION_VARIABLES: dict[JointType, tuple[int, ...]] = {
+    JointType.PRISMATIC: (0,), JointType.PLANAR: (0, 1), JointType.FLOATING: (0, 1, 2),
+    JointType.RPY_FLOATING: (3, 4, 5)}
 
 
 
@@ -195,7 +207,13 @@ class RobotModel:
         passive joints and disabled pairs; groups left without joints; a virtual joint that
         does not attach to the root link) drop the element with a warning, as MoveIt's
         ``RobotModel`` builder does; the warnings are in :attr:`srdf_warnings` (which starts
-        with the parser's ``SrdfModel.warnings``).
+        with the parser's ``SrdfModel.warnings``). A group-state value of a floating joint
+        whose quaternion has no rotation (norm outside [1e-12, 1e12]) is dropped the same way
+        (MoveIt would store it; ``docs/decisions.md`` L14).
+
+        :attr:`load_messages` holds every warning and note of the load (URDF, SRDF parse and
+        these) with its kind; the log gets one line per kind
+        (:mod:`robot_state_core.io.load_report`).
         """
         if not callable(getattr(graph, 'get_links', None)) or not callable(
                 getattr(graph, 'clone', None)):
@@ -209,6 +227,7 @@ class RobotModel:
         self.name: str = graph.get_name()
         self.load_warnings: tuple[str, ...] = ()
         self.srdf_warnings: tuple[str, ...] = tuple(getattr(srdf, 'warnings', ()))
+        self._messages: list[LoadMessage] = []
         virtual = self._add_virtual_joint(graph, srdf) if srdf is not None else None
         if graph.is_empty():
             raise ModelError('RobotModel: the scene graph is empty')
@@ -228,6 +247,10 @@ class RobotModel:
                 else virtual.parent_frame
         self._compile_semantics(srdf, kinematics or {}, virtual)
         self._compile_joint_properties(srdf)
+        log_load_messages(_LOG, f'RobotModel {self.name!r}', self._messages)
+        self.load_messages: tuple[LoadMessage, ...] = (*getattr(srdf, 'messages', ()),
+                                                       *self._messages)
+        del self._messages
 
     @classmethod
     def from_scene_graph(cls, graph: Any, srdf: Any | None = None,
@@ -260,6 +283,7 @@ class RobotModel:
         model = cls(result.scene_graph, read_srdf_file(srdf) if srdf is not None else None,
                     kinematics)
         model.load_warnings = result.warnings + model.load_warnings
+        model.load_messages = result.messages + model.load_messages
         model.unresolved_meshes = result.unresolved_meshes
         return model
 
@@ -276,16 +300,19 @@ class RobotModel:
         model = cls(result.scene_graph, parse_srdf(srdf, source='robot_description_semantic')
                     if srdf else None, kinematics)
         model.load_warnings = result.warnings + model.load_warnings
+        model.load_messages = result.messages + model.load_messages
         model.unresolved_meshes = result.unresolved_meshes
         return model
 
     load_warnings: tuple[str, ...] = ()
     unresolved_meshes: tuple[str, ...] = ()
     srdf_warnings: tuple[str, ...] = ()
+    load_messages: tuple[LoadMessage, ...] = ()
 
-    def _warn(self, message: str, srdf: bool = False) -> None:
-        """Record (and log once) a problem MoveIt tolerates with a log message."""
-        _LOG.warning('RobotModel %r: %s', self.name, message)
+    def _warn(self, message: str, srdf: bool, kind: str, item: str = '',
+              group: str = '') -> None:
+        """Record a problem MoveIt tolerates with a log message (logged per kind at the end)."""
+        self._messages.append(LoadMessage(kind, message, item, group))
         if srdf:
             self.srdf_warnings += (message,)
         else:
@@ -313,11 +340,13 @@ class RobotModel:
                 continue
             if chosen is not None:
                 self._warn(f'virtual joint {vj.name!r} is ignored: the model already has the '
-                           f'virtual joint {chosen.name!r}', srdf=True)
+                           f'virtual joint {chosen.name!r}', True, 'ignored_virtual_joint',
+                           repr(vj.name))
                 continue
             if graph.get_link(vj.child_link) is None:
                 self._warn(f'virtual joint {vj.name!r} is ignored: its child link '
-                           f'{vj.child_link!r} is not a link of the URDF', srdf=True)
+                           f'{vj.child_link!r} is not a link of the URDF', True,
+                           'ignored_virtual_joint', repr(vj.name))
                 continue
             if vj.child_link != root:
                 link = graph.get_link(root)
@@ -325,7 +354,7 @@ class RobotModel:
                         and not link.collisions):  # MoveIt's quiet Gazebo 'world' case
                     self._warn(f'virtual joint {vj.name!r} is ignored: its child frame '
                                f'{vj.child_link!r} is not the URDF root link {root!r}',
-                               srdf=True)
+                               True, 'ignored_virtual_joint', repr(vj.name))
                 continue
             chosen = vj
             jtype = JointType(vj.type)
@@ -518,7 +547,8 @@ class RobotModel:
                     self._warn(f'joint {joint.name!r} cannot mimic '
                                + (f'unknown joint {joint.mimic.joint_name!r}' if target is None
                                   else f'joint {target.name!r} (a different number of '
-                                       'variables)') + '; it is an independent joint')
+                                       'variables)') + '; it is an independent joint', False,
+                               'mimic_ignored', repr(joint.name))
                 joint.mimic = None
             elif nq != 1:
                 raise ModelError(f'RobotModel: joint {joint.name!r} mimics {target.name!r}: '
@@ -590,14 +620,16 @@ class RobotModel:
             if name in self._joint_index:
                 passive.append(name)
             else:
-                self._warn(f'passive joint {name!r} is not a joint of the model; ignored', True)
+                self._warn(f'passive joint {name!r} is not a joint of the model; ignored', True,
+                           'dropped_passive_joint', repr(name))
         self.passive_joint_names = tuple(passive)
         pairs = []
         for dc in srdf.disabled_collisions:
             missing = [n for n in (dc.link1, dc.link2) if n not in self._link_index]
             if missing:
                 self._warn(f'disable_collisions {dc.link1!r}/{dc.link2!r}: link {missing[0]!r} '
-                           'is not a link of the model; the pair is ignored', True)
+                           'is not a link of the model; the pair is ignored', True,
+                           'dropped_disabled_pair', f'{dc.link1}–{dc.link2}')
             else:
                 pairs.append((dc.link1, dc.link2, dc.reason))
         self.disabled_collision_pairs = tuple(pairs)
@@ -614,11 +646,13 @@ class RobotModel:
         for e in sorted(srdf.end_effectors, key=lambda e: (e.group, order.get(e.group, 0))):
             if e.group not in joint_sets:
                 self._warn(f'end effector {e.name!r}: its group {e.group!r} was not built; '
-                           'the end effector is ignored', True)
+                           'the end effector is ignored', True, 'dropped_end_effector',
+                           repr(e.name))
                 continue
             if e.parent_link not in self._link_index:
                 self._warn(f'end effector {e.name!r}: parent link {e.parent_link!r} is not a '
-                           'link of the model; the end effector is ignored', True)
+                           'link of the model; the end effector is ignored', True,
+                           'dropped_end_effector', repr(e.name))
                 continue
             link = self._link_index[e.parent_link]
             possible = [g for g in sorted(joint_sets) if g != e.group and link in links[g]]
@@ -628,20 +662,21 @@ class RobotModel:
             if e.parent_group:
                 if e.parent_group not in joint_sets:
                     self._warn(f'end effector {e.name!r}: parent group {e.parent_group!r} '
-                               'not found', True)
+                               'not found', True, 'end_effector_parent_group', repr(e.name))
                 elif link not in links[e.parent_group]:
                     self._warn(f'end effector {e.name!r}: parent group {e.parent_group!r} does '
-                               f'not include the parent link {e.parent_link!r}', True)
+                               f'not include the parent link {e.parent_link!r}', True,
+                               'end_effector_parent_group', repr(e.name))
                 elif e.parent_group == e.group:
                     self._warn(f'end effector {e.name!r}: group {e.group!r} cannot be its own '
-                               'parent', True)
+                               'parent', True, 'end_effector_parent_group', repr(e.name))
                 else:
                     parent = e.parent_group
             if not parent and possible:  # MoveIt: the containing group with fewest joints
                 parent = min(possible, key=lambda g: len(joint_sets[g]))
             if not parent:
                 self._warn(f'could not identify a parent group for end effector {e.name!r}',
-                           True)
+                           True, 'end_effector_parent_group', repr(e.name))
             eefs.append(EndEffector(e.name, e.parent_link, e.group, parent))
         self.end_effectors = tuple(sorted(eefs, key=lambda e: e.name))
         joint_set_of = {name: set(indices) for name, indices in joint_sets.items()}
@@ -669,7 +704,9 @@ class RobotModel:
                     unknown = [n for n in (base, tip) if n not in self._link_index]
                     if unknown:
                         self._warn(f'group {g.name!r}: chain link {unknown[0]!r} is not a link '
-                                   'of the model; the chain is ignored', True)
+                                   'of the model; the chain is ignored', True,
+                                   'dropped_group_member', f'chain link {unknown[0]!r}',
+                                   f'group {g.name!r}')
                     else:
                         found.update(self._chain_joints(base, tip))
                 for jn in g.joints:
@@ -677,11 +714,13 @@ class RobotModel:
                         found.add(self._joint_index[jn])
                     else:
                         self._warn(f'group {g.name!r}: joint {jn!r} is not a joint of the '
-                                   'model; ignored', True)
+                                   'model; ignored', True, 'dropped_group_member',
+                                   f'joint {jn!r}', f'group {g.name!r}')
                 for ln in g.links:
                     if ln not in self._link_index:
                         self._warn(f'group {g.name!r}: link {ln!r} is not a link of the model; '
-                                   'ignored', True)
+                                   'ignored', True, 'dropped_group_member', f'link {ln!r}',
+                                   f'group {g.name!r}')
                     elif (pj := int(self.link_parent_joint[self._link_index[ln]])) >= 0:
                         found.add(pj)
                 for sub in g.subgroups:
@@ -690,12 +729,13 @@ class RobotModel:
                     built[g.name] = sorted(found)
                 else:
                     self._warn(f'group {g.name!r} has no valid joint; the group is not built',
-                               True)
+                               True, 'dropped_group', f'{g.name!r} (no valid joint)')
         for g in groups:
             if g.name not in processed:
                 self._warn(f'group {g.name!r} is not built: one of its subgroups '
                            f'({", ".join(repr(s) for s in g.subgroups if s not in built)}) '
-                           'was not built', True)
+                           'was not built', True, 'dropped_group',
+                           f'{g.name!r} (subgroup not built)')
         return built
 
     def _build_group_states(self, group_states: Sequence[Any],
@@ -706,7 +746,8 @@ class RobotModel:
         for s in group_states:
             if s.group not in joint_sets:
                 self._warn(f'group_state {s.name!r}: group {s.group!r} was not built; the '
-                           'state is ignored', True)
+                           'state is ignored', True, 'dropped_group_state',
+                           f'{s.name!r} of {s.group!r}')
                 continue
             members = {self.joint_names[j] for j in joint_sets[s.group]}
             remaining = [self.joint_names[j] for j in joint_sets[s.group]
@@ -715,28 +756,45 @@ class RobotModel:
             for jn, vals in s.values.items():
                 if jn not in members:
                     self._warn(f'group_state {s.name!r} gives a value for joint {jn!r}, which '
-                               f'is not part of group {s.group!r}; ignored', True)
+                               f'is not part of group {s.group!r}; ignored', True,
+                               'dropped_state_value', f'{jn!r} (not in the group)',
+                               f'state {s.name!r}')
                     continue
                 if jn in remaining:
                     remaining.remove(jn)
                 vnames = self.joints[self._joint_index[jn]].variable_names()
                 if len(vals) != len(vnames):
                     self._warn(f'group_state {s.name!r} of group {s.group!r}: joint {jn!r} '
-                               f'needs {len(vnames)} value(s), got {len(vals)}; ignored', True)
+                               f'needs {len(vnames)} value(s), got {len(vals)}; ignored', True,
+                               'dropped_state_value', f'{jn!r} ({len(vals)} values)',
+                               f'state {s.name!r}')
                     continue
                 joint = self.joints[self._joint_index[jn]]
-                if joint.type is JointType.FLOATING and not (
-                        QUATERNION_MIN_NORM <= math.hypot(*vals[3:7]) <= QUATERNION_MAX_NORM):
+                far = [vals[i] for i in _TRANSLATION_VARIABLES.get(joint.type, ())
+                       if abs(vals[i]) > MAX_COORDINATE]
+                if far:
                     self._warn(f'group_state {s.name!r} of group {s.group!r}: joint {jn!r} has '
-                               f'the degenerate orientation (rot_x rot_y rot_z rot_w) '
-                               f'{" ".join(f"{v:g}" for v in vals[3:7])} (norm '
-                               f'{math.hypot(*vals[3:7]):.3g}, outside [{QUATERNION_MIN_NORM:g}, '
-                               f'{QUATERNION_MAX_NORM:g}]), which is no rotation; ignored', True)
+                               f'the translation {far[0]:g} m, beyond {MAX_COORDINATE:g} m '
+                               '(forward kinematics would overflow); ignored', True,
+                               'dropped_state_value', f'{jn!r} (translation {far[0]:g} m)',
+                               f'state {s.name!r}')
                     continue
+                if joint.type is JointType.FLOATING:
+                    try:  # the RobotState setters' rule, applied here so nothing is stored
+                        check_quat_xyzw(vals[3:7], f'group_state {s.name!r}')
+                    except InvalidArgumentError:
+                        self._warn(f'group_state {s.name!r} of group {s.group!r}: joint {jn!r} '
+                                   f'has the degenerate orientation (rot_x rot_y rot_z rot_w) '
+                                   f'{" ".join(f"{v:g}" for v in vals[3:7])} (norm outside '
+                                   f'[{QUATERNION_MIN_NORM:g}, {QUATERNION_MAX_NORM:g}]), which '
+                                   'is no rotation; ignored', True, 'dropped_state_value',
+                                   f'{jn!r} (no rotation)', f'state {s.name!r}')
+                        continue
                 values.update(zip(vnames, (float(v) for v in vals), strict=True))
             if remaining:
                 self._warn(f'group_state {s.name!r} does not give every joint of group '
-                           f'{s.group!r}: {", ".join(remaining)} missing', True)
+                           f'{s.group!r}: {", ".join(remaining)} missing', True,
+                           'incomplete_group_state', f'{s.name!r} of {s.group!r}')
             if values:
                 states.setdefault(s.group, {})[s.name] = values
         return states
@@ -831,29 +889,34 @@ class RobotModel:
         weighted = (JointType.PLANAR, JointType.FLOATING, JointType.RPY_FLOATING)
         for prop in getattr(srdf, 'joint_properties', ()):
             where = (f'joint_property {prop.property_name!r} of joint {prop.joint_name!r}')
+            item = f'{prop.property_name} of {prop.joint_name!r}'
             j = self._joint_index.get(prop.joint_name)
             if j is None:
-                self._warn(f'{where}: unknown joint, skipped', True)
+                self._warn(f'{where}: unknown joint, skipped', True, 'joint_property',
+                           item)
                 continue
             jtype = self.joint_types[j]
             if prop.property_name == 'motion_model':
                 if jtype is not JointType.PLANAR:
                     self._warn(f'{where}: applies to planar joints only, not '
-                               f'{jtype.value}; skipped', True)
+                               f'{jtype.value}; skipped', True, 'joint_property', item)
                 elif prop.value not in PLANAR_MOTION_MODELS:
                     self._warn(f'{where}: unknown value {prop.value!r} (expected '
-                               f'{" or ".join(PLANAR_MOTION_MODELS)}); skipped', True)
+                               f'{" or ".join(PLANAR_MOTION_MODELS)}); skipped', True,
+                               'joint_property', item)
                 else:
                     models[j] = prop.value
                 continue
             if prop.property_name not in ('angular_distance_weight',
                                           'min_translational_distance'):
-                self._warn(f'{where}: unknown joint property, skipped', True)
+                self._warn(f'{where}: unknown joint property, skipped', True, 'joint_property',
+                           item)
                 continue
             allowed = weighted if prop.property_name == 'angular_distance_weight' else (
                 JointType.PLANAR,)
             if jtype not in allowed:
-                self._warn(f'{where}: does not apply to {jtype.value} joints; skipped', True)
+                self._warn(f'{where}: does not apply to {jtype.value} joints; skipped', True,
+                           'joint_property', item)
                 continue
             value = self._property_number(prop.value, where)
             if value is not None:
@@ -867,16 +930,17 @@ class RobotModel:
         """A non-negative finite number read like ``std::stod``, or None (with a message)."""
         match = _LEADING_NUMBER.match(text)
         if match is None:
-            self._warn(f'{where}: value {text!r} is not a number; skipped', True)
+            self._warn(f'{where}: value {text!r} is not a number; skipped', True,
+                       'joint_property', where)
             return None
         value = float(match.group(1))
         if not math.isfinite(value) or value < 0.0:
             self._warn(f'{where}: value {text!r} must be finite and non-negative; skipped',
-                       True)
+                       True, 'joint_property', where)
             return None
         if text[match.end():].strip():
             self._warn(f'{where}: extra characters after the number in {text!r} ignored '
-                       f'(read {value})', True)
+                       f'(read {value})', True, 'joint_property', where)
         return value
 
     def _joint_descendants(self) -> tuple[list[int], list[int], list[int]]:

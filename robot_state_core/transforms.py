@@ -23,13 +23,6 @@ from robot_state_core.errors import InvalidArgumentError
 
 FloatArray = NDArray[np.float64]
 
-QUATERNION_MIN_NORM = 1e-12
-'''Quaternions shorter than this are degenerate: their direction is noise (or they are zero).'''
-
-QUATERNION_MAX_NORM = 1e12
-'''Quaternions longer than this are refused: a norm that far from 1 is a units or memory bug,
-and beyond ~1e154 the squared norm overflows.'''
-
 
 MAX_COORDINATE = 1e9
 '''Largest accepted magnitude of a length or translation at an API or description boundary [m].

@@ -476,7 +476,7 @@ def generate_case(kind: str, index: int, run_seed: int, seeds: Sequence[Seed],
 # ----------------------------------------------------------------------------------- pipeline
 
 
-class NonFinitePose(Exception):
+class NonFinitePoseError(Exception):
     """An accepted description produced a non-finite link pose (a defect)."""
 
 
@@ -495,7 +495,7 @@ def run_pipeline(case: Case) -> str:
     def check(what: str) -> None:
         poses = np.stack([state.get_global_link_transform(i) for i in range(model.link_count)])
         if not np.all(np.isfinite(poses)):
-            raise NonFinitePose(f'non-finite link pose at {what}')
+            raise NonFinitePoseError(f'non-finite link pose at {what}')
 
     check('default positions')
     for _ in range(2):
@@ -532,7 +532,7 @@ class Outcome:
 def _captured_fds(sink: dict[str, bytes]) -> Iterator[None]:
     """Redirect fds 1 and 2 to temporary files for the block; their bytes go to ``sink``."""
     saved = {fd: os.dup(fd) for fd in (1, 2)}
-    files = {fd: tempfile.TemporaryFile() for fd in (1, 2)}
+    files = {fd: tempfile.TemporaryFile() for fd in (1, 2)}  # noqa: SIM115 - closed below
     try:
         for fd, f in files.items():
             os.dup2(f.fileno(), fd)
@@ -562,11 +562,11 @@ def run_case(case: Case) -> Outcome:
     with _captured_fds(sink):
         try:
             run_pipeline(case)
-        except NonFinitePose as exc:
+        except NonFinitePoseError as exc:
             out.status, out.message = 'nonfinite', str(exc)
         except RobotStateCoreError as exc:
             out.status, out.error_type, out.message = 'typed', type(exc).__name__, str(exc)[:300]
-        except Exception as exc:  # noqa: BLE001 - classifying every failure is the point
+        except Exception as exc:
             out.status, out.error_type, out.message = 'untyped', type(exc).__name__, \
                 str(exc)[:300]
             frames = traceback.extract_tb(exc.__traceback__)[-3:]
@@ -585,8 +585,11 @@ def _worker(conn: Connection, seed_names: Sequence[str], meshes: dict[str, str],
     """Worker process: generate and run the cases the parent names, one at a time."""
     startup: dict[str, bytes] = {}
     with _captured_fds(startup):
-        import robot_state_core.planning_scene  # noqa: F401 - import cost paid once
         seeds = load_seeds(seed_names)
+        for seed in seeds:  # warm the mesh caches: a case's time is then its own work
+            with contextlib.suppress(Exception):
+                run_pipeline(Case('urdf', -1, seed.name, seed.urdf, seed.srdf,
+                                  seed.package_map, ()))
     conn.send(('ready', startup.get('stderr', b'') + startup.get('stdout', b'')))
     while True:
         try:
@@ -664,7 +667,7 @@ def run_fuzz(urdf_cases: int, srdf_cases: int, *, run_seed: int = 0,
             slot.process.start()
             child.close()
             slot.conn = parent
-            tag, output = parent.recv()
+            _, output = parent.recv()
             report.startup_output += output
             slot.job = None
 
@@ -726,6 +729,12 @@ def run_fuzz(urdf_cases: int, srdf_cases: int, *, run_seed: int = 0,
                     kill(slot)
         report.seconds = time.monotonic() - start
         report.outcomes.sort(key=lambda o: (o.kind, o.index))
+        hangs = [o for o in report.outcomes if o.seed_name == '?']
+        if hangs:  # describe them: cases are pure functions of (seed, kind, index)
+            seeds = load_seeds(seed_names)
+            for o in hangs:
+                case = generate_case(o.kind, o.index, run_seed, seeds, meshes, max_chain)
+                o.seed_name, o.mutations = case.seed_name, case.mutations
         return report
 
 
@@ -776,8 +785,11 @@ def main(argv: list[str] | None = None) -> int:
         print(describe_failure(run_case(case)))
         return 0
 
+    shown = set()
+
     def progress(done: int, total: int) -> None:
-        if done and (done % 250 == 0 or done == total):
+        if done and (done % 250 == 0 or done == total) and done not in shown:
+            shown.add(done)
             print(f'  {done}/{total} cases', file=sys.stderr, flush=True)
 
     report = run_fuzz(ns.urdf, ns.srdf, run_seed=ns.seed, seed_names=robots, jobs=ns.jobs,
@@ -788,8 +800,13 @@ def main(argv: list[str] | None = None) -> int:
     print('typed errors by type:', dict(Counter(o.error_type for o in report.outcomes
                                                 if o.status == 'typed').most_common()))
     failures = report.failures()
-    for o in failures[:50]:
-        print(describe_failure(o))
+    kinds = Counter((o.kind, o.status, o.error_type) for o in failures)
+    print('failures:', dict(kinds) or 'none')
+    for key in kinds:
+        for o in [f for f in failures if (f.kind, f.status, f.error_type) == key][:8]:
+            print(describe_failure(o))
+    slow = sorted(report.outcomes, key=lambda o: -o.seconds)[:5]
+    print('slowest cases:', ', '.join(f'{o.kind}:{o.index} {o.seconds:.1f} s' for o in slow))
     if report.startup_output:
         print(f'worker start-up output: {report.startup_output[:300]!r}')
     return 1 if failures or report.startup_output else 0

@@ -204,7 +204,7 @@ def test_talos_srdf_multi_dof_state_and_ignored_extensions(
     _require_corpus()
     path = robot_corpus.test_robot('talos').srdf_path
     assert path is not None
-    with caplog.at_level(logging.INFO, logger='robot_state_core.io.srdf'):
+    with caplog.at_level(logging.DEBUG, logger='robot_state_core.io.srdf'):
         srdf = read_srdf_file(path)
     (state,) = srdf.group_states
     assert state.values['root_joint'] == (0.0, 0.0, 1.01927, 0.0, 0.0, 0.0, 1.0)
@@ -213,8 +213,12 @@ def test_talos_srdf_multi_dof_state_and_ignored_extensions(
     ignored = Counter(note.split('<')[1].split('>')[0] for note in srdf.notes)
     assert ignored == {'rotor_params': 1, 'specificities': 1, 'gripper': 2}
     assert all(str(path) in note and 'line ' in note for note in srdf.notes)
-    logged = [r.getMessage() for r in caplog.records if r.name == 'robot_state_core.io.srdf']
-    assert logged == list(srdf.notes)
+    records = [r for r in caplog.records if r.name == 'robot_state_core.io.srdf']
+    # Every note at DEBUG; one INFO line for the kind (issue 17).
+    assert [r.getMessage() for r in records if r.levelno == logging.DEBUG] == list(srdf.notes)
+    assert [r.getMessage() for r in records if r.levelno > logging.DEBUG] == [
+        f'{path}: skipped 4 SRDF elements this package does not use: <rotor_params>, '
+        '<specificities>, <gripper>']
     # root_joint is the free flyer Pinocchio adds; the URDF does not define it.
     links, joints = _urdf_names(robot_corpus.test_robot('talos').urdf_path)
     problems = validate_srdf_against(srdf, links, joints)
@@ -361,12 +365,17 @@ def test_ignored_elements_become_notes_and_logs(caplog: pytest.LogCaptureFixture
     assert len(srdf.notes) == 5  # joint_property is parsed (MoveIt uses it), not a note
     assert srdf.joint_properties == (SrdfJointProperty('j', 'motion_model', 'holonomic'),)
     assert srdf.group('arm').joints == ('j',)
-    levels = {r.getMessage().split('<')[1].split('>')[0]: r.levelno for r in caplog.records}
-    assert levels == {'frobnicate': logging.WARNING,
-                      'link_sphere_approximation': logging.INFO,
-                      'enable_collisions': logging.WARNING,
-                      'disable_default_collisions': logging.WARNING,
-                      'foo_bar': logging.WARNING}
+    # One line per kind (issue 17): the losses at WARNING, the harmless skips at INFO; every
+    # note at DEBUG.
+    summary = {r.levelno: r.getMessage() for r in caplog.records if r.levelno > logging.DEBUG}
+    assert summary == {
+        logging.WARNING: 'notes.srdf: ignored 4 SRDF elements (unknown, or changing collision '
+                         'semantics): <frobnicate>, <enable_collisions>, '
+                         '<disable_default_collisions>, <foo_bar>',
+        logging.INFO: 'notes.srdf: skipped 1 SRDF element this package does not use: '
+                      '<link_sphere_approximation>'}
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG] \
+        == list(srdf.notes)
     assert srdf.notes[0].startswith('notes.srdf: line 2: <frobnicate> ignored: unknown SRDF '
                                     "element in <group name='arm'>")
     out, err = capfd.readouterr()
@@ -519,13 +528,17 @@ def test_invalid_srdf_elements_are_dropped_with_a_warning(
         capfd: pytest.CaptureFixture[str]) -> None:
     """By default (srdfdom) the same problems are warnings naming source, element and line."""
     document = body if body.startswith('<robot') else _srdf(body)
-    with caplog.at_level(logging.WARNING, logger='robot_state_core.io.srdf'):
+    with caplog.at_level(logging.DEBUG, logger='robot_state_core.io.srdf'):
         srdf = parse_srdf(document, source='bad.srdf')
     assert [w for w in srdf.warnings if fragment in w and f'line {line})' in w]
     assert all(w.startswith('bad.srdf: ') for w in srdf.warnings)
+    # Each warning at DEBUG, one summary line per kind at WARNING (issue 17).
     assert [r.getMessage() for r in caplog.records
-            if r.levelno == logging.WARNING and r.getMessage() in srdf.warnings] \
+            if r.levelno == logging.DEBUG and r.getMessage() in srdf.warnings] \
         == list(srdf.warnings)
+    summaries = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(summaries) == len({m.kind for m in srdf.messages}) >= 1
+    assert all(s.startswith('bad.srdf: ') and s not in srdf.warnings for s in summaries)
     assert capfd.readouterr() == ('', '')
 
 

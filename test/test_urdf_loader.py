@@ -105,8 +105,12 @@ def test_unresolvable_mesh_is_reported_or_raises() -> None:
         load_urdf_string(doc, strict_meshes=True)
 
 
-def test_quirks_are_tolerated_with_warnings() -> None:
-    """Texture without filename and a transmission without type load, with warnings."""
+def test_quirks_are_tolerated_with_notes() -> None:
+    """Texture without filename and a transmission without type load, with notes (issue 17).
+
+    urdfdom ignores both silently and nothing we load changes: they are notes (INFO), not
+    warnings.
+    """
     doc = '''<robot name="q"><material name="m"><texture/><color rgba="1 0 0 1"/></material>
       <link name="a"><visual><geometry><box size="1 1 1"/></geometry><material name="m"/>
       </visual></link><link name="b"/>
@@ -114,9 +118,10 @@ def test_quirks_are_tolerated_with_warnings() -> None:
       <transmission name="t"><joint name="j"/><actuator name="m"/></transmission>
       <gazebo reference="a"><material>Gazebo/Grey</material></gazebo></robot>'''
     result = load_urdf_string(doc)
-    assert len(result.warnings) == 2
-    assert any('texture' in w for w in result.warnings)
-    assert any('transmission' in w for w in result.warnings)
+    assert result.warnings == ()
+    assert len(result.notes) == 2
+    assert any('texture' in w for w in result.notes)
+    assert any('transmission' in w for w in result.notes)
     assert result.scene_graph.get_link('a').visuals[0].material.color == (1.0, 0.0, 0.0, 1.0)
 
 

@@ -27,9 +27,11 @@ Loading is done in two steps:
    names are dropped with a warning (``RobotModel.srdf_warnings``).
 
 Elements MoveIt defines but this package does not use, and elements other tools add (Pinocchio's
-``rotor_params``, HPP's ``gripper``), are skipped and recorded in :attr:`SrdfModel.notes`, and
-logged (INFO when skipping them loses nothing we model, WARNING when it changes collision
-semantics or the element is unknown). Nothing is ever printed.
+``rotor_params``, HPP's ``gripper``), are skipped and recorded in :attr:`SrdfModel.notes`
+(INFO when skipping them loses nothing we model, WARNING when it changes collision semantics or
+the element is unknown). A parse logs one line per kind of warning or note, with a count and
+the first examples (:mod:`robot_state_core.io.load_report`); every single message is logged at
+DEBUG. Nothing is ever printed.
 
 Extension: a ``<virtual_joint type="rpy_floating">`` is accepted besides MoveIt's ``fixed``,
 ``planar`` and ``floating``. It is this package's 6-DOF joint with roll-pitch-yaw orientation
@@ -52,6 +54,7 @@ import re
 from lxml import etree
 
 from robot_state_core.errors import RobotDescriptionError, SrdfLoadError, UnknownNameError
+from robot_state_core.io.load_report import LoadMessage, log_load_messages
 from robot_state_core.io.safe_xml import parse_xml
 
 _LOG = logging.getLogger(__name__)
@@ -207,6 +210,8 @@ class SrdfModel:
         source: Where the document came from (a path or ``'<string>'``), for messages.
         warnings: One message per invalid element that was dropped (see the module
             docstring), ``'<source>: <problem> (in <element>, line <n>); <what was done>'``.
+        messages: The warnings and notes with their kinds, for one-line-per-kind summaries
+            (:mod:`robot_state_core.io.load_report`).
     """
 
     name: str
@@ -220,6 +225,7 @@ class SrdfModel:
     notes: tuple[str, ...] = ()
     source: str = '<string>'
     warnings: tuple[str, ...] = ()
+    messages: tuple[LoadMessage, ...] = ()
 
     def group(self, name: str) -> SrdfGroup:
         """The group called ``name``.
@@ -384,6 +390,7 @@ class _SrdfParser:
         self.strict = strict
         self.notes: list[str] = []
         self.warnings: list[str] = []
+        self.messages: list[LoadMessage] = []
 
     def parse(self, root: etree._Element) -> SrdfModel:
         if root.tag != 'robot':
@@ -404,11 +411,13 @@ class _SrdfParser:
         for el in root:
             if isinstance(el.tag, str) and el.tag not in _HANDLED:
                 self._skip(el)
+        log_load_messages(_LOG, self.source, self.messages)
         return SrdfModel(name=name, groups=tuple(groups.values()), group_states=group_states,
                          virtual_joints=virtual_joints, passive_joints=passive_joints,
                          end_effectors=end_effectors, disabled_collisions=tuple(disabled),
                          joint_properties=joint_properties, notes=tuple(self.notes),
-                         source=self.source, warnings=tuple(self.warnings))
+                         source=self.source, warnings=tuple(self.warnings),
+                         messages=tuple(self.messages))
 
     def _groups(self, root: etree._Element) -> dict[str, SrdfGroup]:
         """Every valid group, keyed by name, in document order; subgroups are checked."""
@@ -420,7 +429,8 @@ class _SrdfParser:
                 continue
             if name in groups:
                 self._problem(f'duplicate group name {name!r} (first defined on line '
-                              f'{elements[name].sourceline})', el, 'the first one is kept')
+                              f'{elements[name].sourceline})', el, 'the first one is kept',
+                              'srdf_duplicate', f'group {name!r}')
                 continue
             joints: list[str] = []
             links: list[str] = []
@@ -451,7 +461,8 @@ class _SrdfParser:
                 if sub and sub not in groups and name not in unknown:
                     unknown[name] = sub
                     self._problem(f'group {name!r} includes unknown subgroup {sub!r}'
-                                  f'{_suggest(sub, groups)}', child, f'group {name!r} is dropped')
+                                  f'{_suggest(sub, groups)}', child, f'group {name!r} is dropped',
+                                  'srdf_dropped_group', repr(name))
         cycles = self._subgroup_cycles(groups, elements)
         valid = set(dependency_order(groups, exclude=set(unknown)))
         for name, group in groups.items():
@@ -459,11 +470,12 @@ class _SrdfParser:
                 continue
             if name in cycles:
                 self._problem(f'subgroup cycle: {cycles[name]}', elements[name],
-                              f'group {name!r} is dropped')
+                              f'group {name!r} is dropped', 'srdf_dropped_group', repr(name))
             else:
                 sub = next(g for g in group.subgroups if g not in valid)
                 self._problem(f'group {name!r} includes subgroup {sub!r}, which is dropped',
-                              elements[name], f'group {name!r} is dropped')
+                              elements[name], f'group {name!r} is dropped',
+                              'srdf_dropped_group', repr(name))
         return {name: group for name, group in groups.items() if name in valid}
 
     def _subgroup_cycles(self, groups: dict[str, SrdfGroup],
@@ -512,13 +524,15 @@ class _SrdfParser:
                 continue
             if group not in groups:
                 self._problem(f'group_state {name!r} refers to unknown group {group!r}'
-                              f'{_suggest(group, groups)}', el)
+                              f'{_suggest(group, groups)}', el, '', 'srdf_dropped_group_state',
+                              f'{name!r} (group {group!r})')
                 continue
             key = (group, name)
             if key in states:
                 self._problem(f'duplicate group_state {name!r} for group {group!r} (first '
                               f'defined on line {lines[key]})', el,
-                              'it replaces the first one (MoveIt keeps the last)')
+                              'it replaces the first one (MoveIt keeps the last)',
+                              'srdf_duplicate', f'group_state {name!r}')
                 del states[key]
             values: dict[str, tuple[float, ...]] = {}
             twice: set[str] = set()
@@ -533,7 +547,8 @@ class _SrdfParser:
                     continue
                 if joint in values or joint in twice:
                     self._problem(f'joint {joint!r} is given twice in group_state {name!r}',
-                                  child, f'no value of {joint!r} is used')
+                                  child, f'no value of {joint!r} is used', 'srdf_duplicate',
+                                  f'joint {joint!r} of group_state {name!r}')
                     values.pop(joint, None)
                     twice.add(joint)
                     continue
@@ -556,7 +571,8 @@ class _SrdfParser:
                 what = 'not finite' if _is_non_finite(token) or _NUMBER.fullmatch(token) \
                     else 'not a number'
                 self._problem(f'joint value {token!r} is {what}', el,
-                              f"joint {el.get('name')!r} is left out of the state")
+                              f"joint {el.get('name')!r} is left out of the state",
+                              'srdf_bad_value', f"{el.get('name')!r}: {token!r}")
                 return None
             values.append(float(token))
         return tuple(values)
@@ -572,7 +588,8 @@ class _SrdfParser:
             if joint_type not in VIRTUAL_JOINT_TYPES:
                 self._problem(f'unknown virtual joint type {el.get("type")!r}; expected one '
                               f'of {", ".join(sorted(VIRTUAL_JOINT_TYPES))}', el,
-                              "it is read as 'fixed' (srdfdom)")
+                              "it is read as 'fixed' (srdfdom)", 'srdf_virtual_joint_type',
+                              repr(el.get('type')))
                 joint_type = 'fixed'
             parent_frame = self._required(el, 'parent_frame')
             child_link = self._required(el, 'child_link')
@@ -580,7 +597,8 @@ class _SrdfParser:
                 continue
             if name in joints:
                 self._problem(f'duplicate virtual_joint name {name!r}', el,
-                              'the first one is kept')
+                              'the first one is kept', 'srdf_duplicate',
+                              f'virtual_joint {name!r}')
                 continue
             joints[name] = SrdfVirtualJoint(name, joint_type, parent_frame, child_link)
         return tuple(joints.values())
@@ -595,7 +613,8 @@ class _SrdfParser:
                 continue
             if group not in groups:
                 self._problem(f'end_effector {name!r} refers to unknown group {group!r}'
-                              f'{_suggest(group, groups)}', el)
+                              f'{_suggest(group, groups)}', el, '', 'srdf_dropped_end_effector',
+                              f'{name!r} (group {group!r})')
                 continue
             parent_link = self._required(el, 'parent_link')
             if parent_link is None:
@@ -606,7 +625,8 @@ class _SrdfParser:
                                   f'{parent_group!r}{_suggest(parent_group, groups)}', el)
             if name in effectors:
                 self._problem(f'duplicate end_effector name {name!r}', el,
-                              'the first one is kept')
+                              'the first one is kept', 'srdf_duplicate',
+                              f'end_effector {name!r}')
                 continue
             effectors[name] = SrdfEndEffector(name, parent_link, group, parent_group)
         return tuple(effectors.values())
@@ -633,33 +653,34 @@ class _SrdfParser:
         value = el.get(attribute)
         if value is None or not value.strip():
             self._problem(f'<{el.tag}> is missing the required attribute {attribute!r}', el,
-                          outcome)
+                          outcome, 'srdf_missing_attribute', f'<{el.tag}> {attribute}')
             return None
         return str(value)
 
-    def _problem(self, message: str, el: etree._Element, outcome: str = '') -> None:
-        """Raise (strict) or record and log a warning; the caller drops the element."""
+    def _problem(self, message: str, el: etree._Element, outcome: str = '',
+                 kind: str = 'srdf_missing_attribute', item: str = '') -> None:
+        """Raise (strict) or record a warning of ``kind``; the caller drops the element."""
         if self.strict:
             raise self._error(message, el)
         line = f', line {el.sourceline}' if el.sourceline is not None else ''
         warning = (f'{self.source}: {message} (in {_describe(el)}{line}); '
                    f'{outcome or "the element is ignored"}')
         self.warnings.append(warning)
-        _LOG.warning(warning)
+        self.messages.append(LoadMessage(kind, warning, item))
 
     def _skip(self, el: etree._Element) -> None:
-        """Record (and log) an element that is ignored on purpose."""
+        """Record an element that is ignored on purpose (a note)."""
         tag = str(el.tag)
         if tag in _SKIPPED_INFO:
-            why, level = _SKIPPED_INFO[tag], logging.INFO
+            why, kind = _SKIPPED_INFO[tag], 'srdf_skipped_element'
         elif tag in _SKIPPED_WARNING:
-            why, level = _SKIPPED_WARNING[tag], logging.WARNING
+            why, kind = _SKIPPED_WARNING[tag], 'srdf_ignored_element'
         else:
             where = 'the document' if el.getparent() is None else _describe(el.getparent())
-            why, level = f'unknown SRDF element in {where}', logging.WARNING
+            why, kind = f'unknown SRDF element in {where}', 'srdf_ignored_element'
         note = f'{self.source}: line {el.sourceline}: <{tag}> ignored: {why}'
         self.notes.append(note)
-        _LOG.log(level, note)
+        self.messages.append(LoadMessage(kind, note, f'<{tag}>'))
 
     def _error(self, message: str, el: etree._Element) -> SrdfLoadError:
         line = f', line {el.sourceline}' if el.sourceline is not None else ''

@@ -10,7 +10,8 @@ Parsing goes through urdf_parser_py (PyPI ``urdfdom-py``), wrapped so that nothi
 * the model is validated after parsing (finite numbers, unique names, one root, no cycles,
   known parents/children, mimic cycles, usable axes) with typed errors.
 
-Extensions and tolerated quirks (each reported in ``UrdfLoadResult.warnings``):
+Extensions and tolerated quirks (each reported in ``UrdfLoadResult.warnings``, or in
+``UrdfLoadResult.notes`` when nothing we load changes):
 
 * ``<joint type="rpy_floating">`` — Drake's roll-pitch-yaw floating joint (seed 001); plain
   urdf_parser_py rejects the type, this loader accepts it. Its ``<dynamics damping>`` is used
@@ -28,6 +29,12 @@ Extensions and tolerated quirks (each reported in ``UrdfLoadResult.warnings``):
   an explicit axis other than z is reported.
 * Unresolvable meshes are reported in ``unresolved_meshes`` (or raise with
   ``strict_meshes=True``), never silently dropped: their shapes keep the URI with ``path=None``.
+* Unknown attributes, which urdfdom ignores silently, are notes (DEBUG); unknown elements are
+  warnings (a misspelled ``<colour>`` loses data).
+
+Each load logs one line per kind of message (:mod:`robot_state_core.io.load_report`), e.g.
+``ignored 28 unknown attributes ...: dynamics: D, K, mu_coulomb, mu_viscous``; every single
+message is logged at DEBUG.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ import numpy as np
 
 from robot_state_core.errors import InvalidArgumentError, RobotDescriptionError, UrdfLoadError
 from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Mesh, Shape, Sphere
+from robot_state_core.io.load_report import LoadMessage, log_load_messages, texts
 from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.io.safe_xml import parse_xml
 from robot_state_core.io.xacro import expand_xacro_file, is_xacro_path
@@ -66,6 +74,9 @@ _LOG = logging.getLogger(__name__)
 _S = TypeVar('_S')
 _HOOK_LOCK = threading.Lock()
 _NAMED_STEP = re.compile(r"(\w+)\[@name='([^']*)'\]")
+#: urdf_parser_py's 'Unknown attribute "D" in /robot[@name='r']/joint[@name='j']/dynamics'.
+_UNKNOWN = re.compile(r'Unknown (attribute|tag) "([^"]*)" in (\S*)')
+_LAST_STEP = re.compile(r"([\w-]+)(?:\[@name='([^']*)'\]|\[\d+\])?$")
 _URDF_JOINT_TYPES = ('fixed', 'revolute', 'continuous', 'prismatic', 'planar', 'floating')
 _EXTENSION_JOINT_TYPES = ('rpy_floating',)
 _NON_KINEMATIC_ELEMENTS = ('transmission', 'gazebo', 'ros2_control')
@@ -78,9 +89,15 @@ class UrdfLoadResult:
     Attributes:
         scene_graph: The robot as an editable scene graph (name = the URDF robot name).
         materials: The document's named materials (``<robot>``-level and inline ones).
-        warnings: Tolerated problems, in document order (also logged at WARNING level).
+        warnings: Tolerated problems that change what is loaded (or how a peer would load
+            it), in document order.
         unresolved_meshes: Mesh URIs that no resolver source could map to a file.
         source: The file path or ``'<string>'``.
+        notes: Ignored content that changes nothing we load (unknown attributes, transmissions
+            without a type, textures without a file), in document order.
+        messages: Every warning and note with its kind
+            (:class:`~robot_state_core.io.load_report.LoadMessage`), for one-line-per-kind
+            summaries (:func:`~robot_state_core.io.load_report.summarize`).
     """
 
     scene_graph: Any  # SceneGraph (imported lazily to keep import order simple)
@@ -88,6 +105,8 @@ class UrdfLoadResult:
     warnings: tuple[str, ...]
     unresolved_meshes: tuple[str, ...]
     source: str
+    notes: tuple[str, ...] = ()
+    messages: tuple[LoadMessage, ...] = ()
 
 
 # --------------------------------------------------------------------------- urdf_parser_py seam
@@ -137,6 +156,18 @@ def _run_urdf_parser(root: Any, source: str, messages: list[str]) -> Any:
                                 problems=messages) from None
 
 
+def _parser_message(text: str) -> LoadMessage:
+    """A urdf_parser_py message with its kind (unknown attribute or element, or other)."""
+    match = _UNKNOWN.match(text)
+    if match is None:
+        return LoadMessage('urdf_parser', text, text[:60])
+    what, name, path = match.groups()
+    step = _LAST_STEP.search(path)
+    element = step.group(1) if step else path
+    return LoadMessage('unknown_attribute' if what == 'attribute' else 'unknown_element', text,
+                       name, element)
+
+
 def parse_urdf(document: str | bytes, *, source: str = '<string>') -> tuple[Any, list[str]]:
     """Parse a plain URDF into urdf_parser_py's object model (no extensions, no validation).
 
@@ -174,14 +205,15 @@ def _error(source: str, message: str, element: str = '', line: int | None = None
     return UrdfLoadError(f'{source}: {message}', element=element, line=line)
 
 
-def _prepare(root: Any, source: str, warnings: list[str]) -> _Prepared:
+def _prepare(root: Any, source: str, warnings: list[LoadMessage]) -> _Prepared:
     """Validate names and types on the raw tree and rewrite our extensions for urdf_parser_py."""
     for tag in _NON_KINEMATIC_ELEMENTS:
         for element in root.findall(tag):
             if tag == 'transmission' and element.find('type') is None:
-                warnings.append(f"transmission {element.get('name')!r} (line "
-                                f'{element.sourceline}) has no <type>; transmissions are not '
-                                'used for kinematics and were skipped')
+                warnings.append(LoadMessage(
+                    'transmission_without_type', f"transmission {element.get('name')!r} (line "
+                    f'{element.sourceline}) has no <type>; transmissions are not used for '
+                    'kinematics and were skipped', str(element.get('name'))))
             root.remove(element)
     link_lines: dict[str, int] = {}
     for link in root.findall('link'):
@@ -234,8 +266,9 @@ def _prepare(root: Any, source: str, warnings: list[str]) -> _Prepared:
                     capsule.tag = 'cylinder'
     for texture in root.iter('texture'):
         if not texture.get('filename'):
-            warnings.append(f'<texture> without filename on line {texture.sourceline} was '
-                            'ignored')
+            warnings.append(LoadMessage(
+                'texture_without_filename', f'<texture> without filename on line '
+                f'{texture.sourceline} was ignored', f'line {texture.sourceline}'))
             texture.getparent().remove(texture)
     return _Prepared(rpy_floating, capsules, joint_lines, link_lines, calibrations)
 
@@ -282,7 +315,7 @@ def _checked_shape(factory: Callable[..., _S], args: Sequence[Any], source: str,
 
 
 def _shape(geometry: Any, capsule: Capsule | None, where: str, source: str,
-           line: int | None, resolver: ResourceResolver, warnings: list[str],
+           line: int | None, resolver: ResourceResolver, warnings: list[LoadMessage],
            unresolved: list[str]) -> Shape:
     kind = type(geometry).__name__
     if capsule is not None:
@@ -309,7 +342,8 @@ def _shape(geometry: Any, capsule: Capsule | None, where: str, source: str,
         uri = str(geometry.filename)
         path, quirk = resolver.resolve(uri)
         if quirk:
-            warnings.append(quirk)
+            warnings.append(LoadMessage('empty_package_name' if 'empty package name' in quirk
+                                        else 'mesh_uri', quirk, uri))
         if path is None:
             unresolved.append(uri)
         return _checked_shape(Mesh, (uri, scale, str(path) if path is not None else None),
@@ -330,7 +364,7 @@ def _material(m: Any, named: Mapping[str, Material]) -> Material | None:
 
 
 def _convert_link(link: Any, prepared: _Prepared, named_materials: Mapping[str, Material],
-                  source: str, resolver: ResourceResolver, warnings: list[str],
+                  source: str, resolver: ResourceResolver, warnings: list[LoadMessage],
                   unresolved: list[str]) -> Link:
     where, line = f'link {link.name!r}', prepared.link_lines.get(link.name)
     visuals = []
@@ -359,7 +393,8 @@ def _convert_link(link: Any, prepared: _Prepared, named_materials: Mapping[str, 
     return Link(link.name, visuals, collisions, inertial)
 
 
-def _convert_joint(j: Any, prepared: _Prepared, source: str, warnings: list[str]) -> Joint:
+def _convert_joint(j: Any, prepared: _Prepared, source: str,
+                   warnings: list[LoadMessage]) -> Joint:
     where, line = f'joint {j.name!r}', prepared.joint_lines.get(j.name)
     jtype = JointType.RPY_FLOATING if j.name in prepared.rpy_floating_joints else JointType(
         j.type)
@@ -370,10 +405,11 @@ def _convert_joint(j: Any, prepared: _Prepared, source: str, warnings: list[str]
         raise _error(source, f'joint {j.name!r} has a zero axis {axis}', where, line)
     if jtype is JointType.PLANAR and j.axis is not None and \
             math.hypot(axis[0], axis[1]) > 1e-9 * max(1.0, abs(axis[2])):
-        warnings.append(f'planar joint {j.name!r} (line {line}) has <axis xyz="'
-                        f'{" ".join(f"{v:g}" for v in axis)}">, which is ignored: like MoveIt '
-                        '(PlanarJointModel) and Pinocchio, a planar joint moves in the x-y plane '
-                        'of its joint frame and turns about z')
+        warnings.append(LoadMessage(
+            'planar_axis_ignored', f'planar joint {j.name!r} (line {line}) has <axis xyz="'
+            f'{" ".join(f"{v:g}" for v in axis)}">, which is ignored: like MoveIt '
+            '(PlanarJointModel) and Pinocchio, a planar joint moves in the x-y plane of its '
+            'joint frame and turns about z', repr(j.name)))
     limits = None
     if j.limit is not None:
         lim = j.limit
@@ -420,7 +456,7 @@ def _convert_joint(j: Any, prepared: _Prepared, source: str, warnings: list[str]
 
 
 def _check_topology(links: Sequence[Link], joints: Sequence[Joint], prepared: _Prepared,
-                    source: str, warnings: list[str]) -> str:
+                    source: str, warnings: list[LoadMessage]) -> str:
     """Validate parents/children, single root, no cycles, mimic targets; return the root."""
     names = {link.name for link in links}
     parent_of: dict[str, str] = {}
@@ -476,7 +512,7 @@ def _loop_description(start: str, parent_of: Mapping[str, str], joints: Sequence
 
 
 def _check_mimic(joints: Sequence[Joint], prepared: _Prepared, source: str,
-                 warnings: list[str]) -> None:
+                 warnings: list[LoadMessage]) -> None:
     """Drop the mimics urdfdom accepts but MoveIt cannot apply (warned); refuse cycles.
 
     Like MoveIt's model builder (``RobotModel::buildMimic``), a ``<mimic>`` naming an unknown
@@ -509,7 +545,8 @@ def _check_mimic(joints: Sequence[Joint], prepared: _Prepared, source: str,
                          'be mimicked)', f'joint {j.name!r}', line)
         else:
             continue
-        warnings.append(why)
+        warnings.append(LoadMessage('mimic_ignored', why,
+                                    f'{j.name!r} (of {j.mimic.joint_name!r})'))
         j.mimic = None
     for j in joints:
         if j.mimic is None:
@@ -567,11 +604,11 @@ def load_urdf_string(document: str | bytes, *, source: str = '<string>',
                             line=root.sourceline)
     if not root.get('name'):
         raise UrdfLoadError(f'{source}: <robot> has no name attribute', line=root.sourceline)
-    warnings: list[str] = []
+    warnings: list[LoadMessage] = []
     prepared = _prepare(root, source, warnings)
     messages: list[str] = []
     robot = _run_urdf_parser(root, source, messages)
-    warnings.extend(messages)
+    warnings.extend(_parser_message(m) for m in messages)
     named = {m.name: mat for m in robot.materials
              if (mat := _material(m, {})) is not None and m.name}
     unresolved: list[str] = []
@@ -587,11 +624,13 @@ def load_urdf_string(document: str | bytes, *, source: str = '<string>',
         raise _error(source, 'the robot has no links')
     root_link = _check_topology(links, joints, prepared, source, warnings)
     if unresolved:
-        message = (f'{len(unresolved)} mesh URI(s) could not be resolved: '
-                   f'{", ".join(sorted(set(unresolved))[:5])}')
         if strict_meshes:
+            message = (f'{len(unresolved)} mesh URI(s) could not be resolved: '
+                       f'{", ".join(sorted(set(unresolved))[:5])}')
             raise RobotDescriptionError(f'{source}: {message}')
-        warnings.append(message)
+        warnings.extend(LoadMessage('unresolved_mesh', f'mesh URI {uri!r} could not be '
+                                    'resolved to a file', uri)
+                        for uri in dict.fromkeys(unresolved))
 
     graph = SceneGraph(robot.name)
     by_name = {link.name: link for link in links}
@@ -604,9 +643,10 @@ def load_urdf_string(document: str | bytes, *, source: str = '<string>',
             raise _error(source, f'joint {joint.name!r} could not be added to the scene graph',
                          f'joint {joint.name!r}', prepared.joint_lines.get(joint.name))
     graph.set_root(root_link)
-    for w in warnings:
-        _LOG.warning('%s: %s', source, w)
-    return UrdfLoadResult(graph, named, tuple(warnings), tuple(unresolved), source)
+    log_load_messages(_LOG, source, warnings)
+    return UrdfLoadResult(graph, named, texts(warnings), tuple(unresolved), source,
+                          tuple(m.text for m in warnings if m.level < logging.WARNING),
+                          tuple(warnings))
 
 
 def _resolver(package_map: Mapping[str, str | Path] | None, package_roots: Sequence[str | Path],
@@ -641,7 +681,10 @@ def load_urdf_file(path: str | Path, *, xacro_args: Mapping[str, str] | None = N
                              kwargs.pop('resolver', None))
         expanded = expand_xacro_file(p, mappings=xacro_args, resolver=resolver)
         result = load_urdf_string(expanded.xml, source=str(p), resolver=resolver, **kwargs)
-        return replace(result, warnings=expanded.warnings + result.warnings)
+        xacro = tuple(LoadMessage('xacro_warning', w, w[:80]) for w in expanded.warnings)
+        log_load_messages(_LOG, str(p), xacro)
+        return replace(result, warnings=expanded.warnings + result.warnings,
+                       messages=xacro + result.messages)
     try:
         data = p.read_bytes()
     except OSError as exc:

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,7 @@ from visualization_msgs.msg import MarkerArray
 
 from robot_state_core.errors import RobotDescriptionError, RobotStateCoreError
 from robot_state_core.frames import fixed_joint_transforms, FrameTransforms
+from robot_state_core.io.load_report import summarize
 from robot_state_core.markers import robot_markers
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.ros import qos
@@ -81,6 +83,25 @@ from robot_state_core.tf_publishing import JointStateUpdate, TfPublishingCore
 ModelListener = Callable[[RobotModel], Callable[[], None]]
 #: Unknown names a summary line lists by name.
 UNKNOWN_NAMES_LISTED = 5
+
+
+def log_load_report(logger: Any, model: RobotModel, prefix: str = 'robot_description') -> None:
+    """Log a model's load messages: one line per kind at its level, each in full at DEBUG.
+
+    Args:
+        logger: An rclpy logger (``node.get_logger()``).
+        model: The loaded model (:attr:`RobotModel.load_messages`).
+        prefix: Text in front of every line.
+    """
+    for message in model.load_messages:
+        logger.debug(f'{prefix}: {message.text}')
+    for level, line in summarize(model.load_messages):
+        if level >= logging.WARNING:
+            logger.warning(f'{prefix}: {line}')
+        elif level >= logging.INFO:
+            logger.info(f'{prefix}: {line}')
+        else:
+            logger.debug(f'{prefix}: {line}')
 
 
 def load_model(config: StatePublisherConfig, source: str = 'robot_description') -> RobotModel:
@@ -250,8 +271,7 @@ class StatePublisherNode(Node):
                    switches: list[Callable[[], None]] | None = None) -> None:
         for switch in switches or ():  # the listeners first: /tf_static below announces it
             switch()
-        for warning in model.load_warnings:
-            self.get_logger().warning(f'robot_description: {warning}')
+        log_load_report(self.get_logger(), model)
         self._model = model
         self._description = description
         self.core = TfPublishingCore(model, self.config.publish_frequency,

@@ -80,7 +80,7 @@ from robot_state_core.ros.moveit_conversions import (
     world_object_from_msg,
 )
 from robot_state_core.ros.params import StatePublisherConfig
-from robot_state_core.ros.state_publisher_node import load_model
+from robot_state_core.ros.state_publisher_node import load_model, log_load_report
 
 SOURCE = 'robot_state_core'
 #: Default of ``max_ik_timeout`` [s]: the longest IK solve a client can ask for.
@@ -184,6 +184,7 @@ class StateServerNode(Node):
             if model is None:
                 description = self.get_parameter('robot_description').value
                 model = load_model(self._config(description))
+                log_load_report(self.get_logger(), model)
             served = self.prepare_model(model, description)
         except (RobotStateCoreError, OSError, yaml.YAMLError):
             self.destroy_node()
