@@ -23,7 +23,7 @@ define timed
 	exit $$rc
 endef
 
-.PHONY: setup setup-jazzy demo test lint typecheck pytest pytest-jazzy bench clean
+.PHONY: setup setup-jazzy demo test lint typecheck pytest pytest-jazzy bench fuzz clean
 
 setup:
 	$(call timed,set-up Kilted (.venv),python3 tools/setup_env.py)
@@ -56,6 +56,11 @@ pytest-jazzy:
 ## Benchmarks against Pinocchio / TRAC-IK / coal (not tests; writes benchmarks/results/*.md).
 bench: setup
 	@$(PY) benchmarks/run.py $(BENCH_ARGS)
+
+## Long fuzz run of the loaders (issue 10): 5000 mutated URDFs and 1000 SRDFs through load, model,
+## state, FK and collision, in worker processes (FUZZ_ARGS="--seed 3 --jobs 4" to vary).
+fuzz: setup
+	@$(PY) test/fuzz_loaders.py --urdf 5000 --srdf 1000 $(FUZZ_ARGS)
 
 clean:
 	rm -rf $(VENV) $(VENV_JAZZY) build install log .pytest_cache .mypy_cache .ruff_cache

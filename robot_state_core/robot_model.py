@@ -19,6 +19,7 @@ Conventions:
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 import logging
@@ -36,10 +37,11 @@ from robot_state_core.errors import (
     InvalidArgumentError,
     InvalidTypeError,
     ModelError,
+    SrdfLoadError,
     UnknownNameError,
 )
 from robot_state_core.io.load_report import LoadMessage, log_load_messages
-from robot_state_core.io.srdf import dependency_order
+from robot_state_core.io.srdf import dependency_order, MAX_GROUPS
 from robot_state_core.joint_model_group import JointModelGroup
 from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointLimits, JointType
 from robot_state_core.links import Link
@@ -202,6 +204,8 @@ class RobotModel:
 
         Raises:
             ModelError: The graph is empty, not a tree, has an UNKNOWN joint, or a mimic cycle.
+            SrdfLoadError: The SRDF has more than :data:`~robot_state_core.io.srdf.MAX_GROUPS`
+                valid groups.
 
         SRDF problems that MoveIt tolerates (unknown names in groups, states, end effectors,
         passive joints and disabled pairs; groups left without joints; a virtual joint that
@@ -633,6 +637,10 @@ class RobotModel:
             else:
                 pairs.append((dc.link1, dc.link2, dc.reason))
         self.disabled_collision_pairs = tuple(pairs)
+        if len(srdf.groups) > MAX_GROUPS:
+            raise SrdfLoadError(f'{getattr(srdf, "source", "SRDF")}: {len(srdf.groups)} groups; '
+                                f'at most {MAX_GROUPS} are compiled (the subgroup relation '
+                                'grows with the square of the group count)')
         joint_sets = self._build_group_joint_sets(srdf.groups)
         chains = {g.name: g.chains[-1] for g in srdf.groups
                   if g.name in joint_sets and g.chains
@@ -679,13 +687,20 @@ class RobotModel:
                            True, 'end_effector_parent_group', repr(e.name))
             eefs.append(EndEffector(e.name, e.parent_link, e.group, parent))
         self.end_effectors = tuple(sorted(eefs, key=lambda e: e.name))
-        joint_set_of = {name: set(indices) for name, indices in joint_sets.items()}
         descendants = self._joint_descendants()
-        for name in sorted(joint_sets):  # MoveIt orders groups by name
+        names = sorted(joint_sets)  # MoveIt orders groups by name
+        # Subgroups are the groups whose joints are a subset (MoveIt); joint sets as bit masks,
+        # one subset scan per distinct set (1 500 nested groups share one set).
+        mask = {name: sum(1 << j for j in set(joint_sets[name])) for name in names}
+        within: dict[int, tuple[str, ...]] = {}
+        for m in set(mask.values()):
+            within[m] = tuple(g for g in names if mask[g] & ~m == 0)
+        for name in names:
             timeout = float(kinematics.get(name, {}).get('kinematics_solver_timeout',
                                                            DEFAULT_IK_TIMEOUT))
-            subgroups = tuple(g for g in sorted(joint_sets) if g != name
-                              and joint_set_of[g] <= joint_set_of[name])
+            among = within[mask[name]]  # sorted, and holds ``name`` itself
+            at = bisect.bisect_left(among, name)
+            subgroups = among[:at] + among[at + 1:]
             self._groups[name] = self._make_group(
                 name, joint_sets[name], chains.get(name), subgroups, tuple(attached[name]),
                 states.get(name, {}), timeout, self._updated_links(joint_sets[name], descendants))

@@ -56,6 +56,8 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_TIMEOUT = 10.0
 #: Time limit of a case with an added deep chain [s] (linear work, but 1 ms per joint).
 DEEP_TIMEOUT = 120.0
+#: Time a worker may take to import and warm its caches (every seed robot, both mesh modes).
+STARTUP_TIMEOUT = 600.0
 
 # ----------------------------------------------------------------------------------- seeds
 
@@ -490,7 +492,7 @@ def run_pipeline(case: Case) -> str:
 
     model = RobotModel.from_urdf_string(case.urdf, case.srdf, source=f'{case.kind}-{case.index}',
                                         package_map=case.package_map)
-    state = RobotState(model, rng=case.index)
+    state = RobotState(model, rng=max(case.index, 0))
 
     def check(what: str) -> None:
         poses = np.stack([state.get_global_link_transform(i) for i in range(model.link_count)])
@@ -506,8 +508,7 @@ def run_pipeline(case: Case) -> str:
             state.set_to_default_values(name, named)
             check(f'named state {named!r} of group {name!r}')
     scene = PlanningScene(model, mesh_mode=case.mesh_mode)  # type: ignore[arg-type]
-    scene.check_collision(state, CollisionRequest(contacts=True, max_contacts=10,
-                                                  distance=True))
+    scene.check_collision(state, CollisionRequest(contacts=True, max_contacts=10))
     return 'collision'
 
 
@@ -587,9 +588,10 @@ def _worker(conn: Connection, seed_names: Sequence[str], meshes: dict[str, str],
     with _captured_fds(startup):
         seeds = load_seeds(seed_names)
         for seed in seeds:  # warm the mesh caches: a case's time is then its own work
-            with contextlib.suppress(Exception):
-                run_pipeline(Case('urdf', -1, seed.name, seed.urdf, seed.srdf,
-                                  seed.package_map, ()))
+            for mode in ('exact', 'convex'):
+                with contextlib.suppress(Exception):
+                    run_pipeline(Case('urdf', -1, seed.name, seed.urdf, seed.srdf,
+                                      seed.package_map, (), mesh_mode=mode))
     conn.send(('ready', startup.get('stderr', b'') + startup.get('stdout', b'')))
     while True:
         try:
@@ -608,6 +610,7 @@ def _worker(conn: Connection, seed_names: Sequence[str], meshes: dict[str, str],
 class _Slot:
     process: Any = None
     conn: Any = None
+    ready: bool = False
     job: tuple[str, int] | None = None
     started: float = 0.0
     limit: float = 0.0
@@ -656,62 +659,72 @@ def run_fuzz(urdf_cases: int, srdf_cases: int, *, run_seed: int = 0,
         todo: list[tuple[str, int]] = [('urdf', i) for i in range(urdf_cases)] + \
             [('srdf', i) for i in range(srdf_cases)]
         todo.reverse()
+        total = len(todo)
         report = Report()
         start = time.monotonic()
         slots = [_Slot() for _ in range(max(1, jobs))]
 
-        def spawn(slot: _Slot) -> None:
+        def spawn(slot: _Slot) -> None:  # non-blocking: the worker says 'ready' when warm
             parent, child = context.Pipe()
             slot.process = context.Process(target=_worker, args=(
                 child, tuple(seed_names), meshes, run_seed, max_chain), daemon=True)
             slot.process.start()
             child.close()
-            slot.conn = parent
-            _, output = parent.recv()
-            report.startup_output += output
-            slot.job = None
+            slot.conn, slot.job, slot.ready = parent, None, False
+            slot.started, slot.limit = time.monotonic(), STARTUP_TIMEOUT
 
         def kill(slot: _Slot) -> None:
             slot.process.kill()
             slot.process.join()
             slot.conn.close()
 
+        def finish(slot: _Slot, outcome: Outcome) -> None:
+            if outcome.seconds > slot.limit and outcome.status != 'hang':
+                outcome.status, outcome.message = 'hang', (
+                    f'finished only after {outcome.seconds:.1f} s (limit {slot.limit:g} s): '
+                    f'{outcome.message}')
+            report.outcomes.append(outcome)
+            slot.job = None
+
         for slot in slots:
             spawn(slot)
-        total = len(todo)
         try:
             while todo or any(s.job is not None for s in slots):
                 for slot in slots:
-                    if slot.job is None and todo:
+                    if slot.ready and slot.job is None and todo:
                         slot.job = todo.pop()
-                        slot.started = time.monotonic()
-                        slot.limit = timeout
+                        slot.started, slot.limit = time.monotonic(), timeout
                         slot.conn.send(slot.job)
-                busy = [s for s in slots if s.job is not None]
-                ready = wait([s.conn for s in busy], timeout=0.2)
-                now = time.monotonic()
-                for slot in busy:
-                    assert slot.job is not None
-                    if slot.conn in ready:
-                        try:
-                            tag, payload = slot.conn.recv()
-                            if tag == 'start':  # an added deep chain: linear, but slow
-                                slot.limit = max(timeout, DEEP_TIMEOUT) if payload else timeout
-                                continue
-                            outcome = payload
-                        except EOFError:  # the worker died (a crash in C code)
+                for conn in wait([s.conn for s in slots], timeout=0.2):
+                    slot = next(s for s in slots if s.conn is conn)
+                    try:
+                        tag, payload = conn.recv()
+                    except EOFError:  # the worker died (a crash in C code, or at start-up)
+                        code = slot.process.exitcode
+                        if slot.job is not None:
                             kind, index = slot.job
-                            outcome = Outcome(kind, index, '?', 'untyped', 'WorkerDied',
-                                              f'exit code {slot.process.exitcode}')
-                            kill(slot)
-                            spawn(slot)
-                        if outcome.seconds > slot.limit and outcome.status != 'hang':
-                            outcome.status, outcome.message = 'hang', (
-                                f'finished only after {outcome.seconds:.1f} s '
-                                f'(limit {slot.limit:g} s): {outcome.message}')
-                        report.outcomes.append(outcome)
-                        slot.job = None
-                    elif now > slot.started + slot.limit:
+                            finish(slot, Outcome(kind, index, '?', 'untyped', 'WorkerDied',
+                                                 f'exit code {code}'))
+                        elif not slot.ready:
+                            raise RuntimeError(f'fuzz worker failed to start (exit code '
+                                               f'{code})') from None
+                        kill(slot)
+                        spawn(slot)
+                        continue
+                    if tag == 'ready':
+                        report.startup_output += payload
+                        slot.ready = True
+                    elif tag == 'start':  # an added deep chain: linear, but slow
+                        slot.limit = max(timeout, DEEP_TIMEOUT) if payload else timeout
+                    else:
+                        finish(slot, payload)
+                now = time.monotonic()
+                for slot in slots:
+                    if now <= slot.started + slot.limit or slot.conn.poll():
+                        continue
+                    if not slot.ready:
+                        raise RuntimeError(f'fuzz worker not ready after {slot.limit:g} s')
+                    if slot.job is not None:
                         kind, index = slot.job
                         report.outcomes.append(Outcome(
                             kind, index, '?', 'hang',

@@ -81,36 +81,39 @@ def test_panda_unknown_attributes_are_one_debug_line(caplog: pytest.LogCaptureFi
 
 
 @pytest.mark.parametrize('robot', sorted(ROBOTS))
-def test_library_log_has_at_most_three_warning_lines(robot: str,
-                                                     caplog: pytest.LogCaptureFixture) -> None:
-    """The library's own log (Python logging): <= 3 WARNING lines per load."""
+def test_cli_check_prints_at_most_three_warning_lines(
+        robot: str, capsys: pytest.CaptureFixture[str],
+        caplog: pytest.LogCaptureFixture) -> None:
+    """``robot-state-core check`` and the library log: <= 3 warning lines each, key ones kept.
+
+    Package roots are given, so the meshes resolve; the library's Python log is captured from
+    the same load.
+    """
     urdf, srdf = _paths(robot)
+    root = str(robot_corpus.example_robot_data_share().parent)
     with caplog.at_level(logging.DEBUG, logger='robot_state_core'):
-        model = RobotModel.from_urdf_file(urdf, srdf, package_map=robot_corpus.package_map())
-    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
-    assert 1 <= len(warnings) <= 3, warnings
-    for needle in MUST_WARN[robot]:
-        assert any(needle in w for w in warnings), (needle, warnings)
-    details = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
+        assert main(['check', urdf, srdf, '--package-root', root]) == 0
+    out, err = capsys.readouterr()
+    assert err == ''
+    for lines in ([line for line in out.splitlines() if line.startswith('warning:')],
+                  [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]):
+        assert 1 <= len(lines) <= 3, lines
+        for needle in MUST_WARN[robot]:
+            assert any(needle in line for line in lines), (needle, lines)
+    # Every single message is in the log at DEBUG.
+    model = RobotModel.from_urdf_file(urdf, srdf, package_roots=[root])
+    details = {r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG}
     assert all(any(m.text in d for d in details) for m in model.load_messages)
 
 
-@pytest.mark.parametrize('robot', sorted(ROBOTS))
-def test_cli_check_prints_at_most_three_warning_lines(
-        robot: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """``robot-state-core check`` (package roots given, so meshes resolve): <= 3 warnings."""
-    urdf, srdf = _paths(robot)
+def test_cli_check_verbose_prints_every_message(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--verbose``: each kind's line, then every message of it (here Panda's 28 attributes)."""
+    urdf, srdf = _paths('panda')
     root = str(robot_corpus.example_robot_data_share().parent)
-    assert main(['check', urdf, srdf, '--package-root', root]) == 0
-    out, err = capsys.readouterr()
-    warnings = [line for line in out.splitlines() if line.startswith('warning:')]
-    assert 1 <= len(warnings) <= 3, out
-    for needle in MUST_WARN[robot]:
-        assert any(needle in w for w in warnings), (needle, out)
-    assert err == ''
     assert main(['check', urdf, srdf, '--package-root', root, '--verbose']) == 0
-    verbose = capsys.readouterr().out
-    assert verbose.count('\n  - ') >= len(warnings)
+    out = capsys.readouterr().out
+    assert 'debug: ignored 28 unknown attributes' in out
+    assert out.count('\n  - Unknown attribute') == 28
 
 
 def test_cli_check_without_package_roots_names_the_unresolved_meshes(

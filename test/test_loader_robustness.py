@@ -97,6 +97,19 @@ def test_deep_subgroup_chain_parents_first() -> None:
     assert state.get_variable_position('elbow') == 0.25
 
 
+def test_more_groups_than_the_limit_is_a_typed_error() -> None:
+    """The subgroup relation is quadratic: beyond MAX_GROUPS the model refuses (L16)."""
+    from robot_state_core.errors import SrdfLoadError
+    from robot_state_core.io.srdf import MAX_GROUPS
+
+    groups = ''.join(f'<group name="g{i}"><joint name="elbow"/></group>'
+                     for i in range(MAX_GROUPS + 1))
+    srdf = f'<robot name="arm">{groups}</robot>'
+    assert len(parse_srdf(srdf).groups) == MAX_GROUPS + 1  # parsing has no limit
+    with pytest.raises(SrdfLoadError, match=f'{MAX_GROUPS + 1} groups; at most {MAX_GROUPS}'):
+        RobotModel.from_urdf_string(ARM.format(geometry=''), srdf)
+
+
 def test_deep_link_chain_loads_without_recursion() -> None:
     """A chain deeper than Python's recursion limit: loader, scene graph, model, FK, export."""
     depth = sys.getrecursionlimit() + 500

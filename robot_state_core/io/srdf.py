@@ -59,6 +59,12 @@ from robot_state_core.io.safe_xml import parse_xml
 
 _LOG = logging.getLogger(__name__)
 
+#: Most valid groups a :class:`~robot_state_core.robot_model.RobotModel` compiles (parsing has
+#: no limit). MoveIt's subgroup relation (every group whose joints are a subset of another's)
+#: grows with the square of the group count: 2 000 nested groups make 4 million subgroup
+#: entries. Real SRDFs define tens.
+MAX_GROUPS = 2000
+
 #: Virtual joint types accepted in ``<virtual_joint type=...>``; ``rpy_floating`` is ours.
 VIRTUAL_JOINT_TYPES = frozenset({'fixed', 'planar', 'floating', 'rpy_floating'})
 
