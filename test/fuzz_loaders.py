@@ -527,6 +527,7 @@ class Outcome:
     stdout: bytes = b''
     seconds: float = 0.0
     mutations: tuple[str, ...] = ()
+    cpu_seconds: float = 0.0
 
 
 @contextlib.contextmanager
@@ -559,7 +560,7 @@ def run_case(case: Case) -> Outcome:
 
     out = Outcome(case.kind, case.index, case.seed_name, 'accepted', mutations=case.mutations)
     sink: dict[str, bytes] = {}
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     with _captured_fds(sink):
         try:
             run_pipeline(case)
@@ -574,6 +575,7 @@ def run_case(case: Case) -> Outcome:
             out.where = ' <- '.join(f'{Path(f.filename).name}:{f.lineno} {f.name}'
                                     for f in reversed(frames))
     out.seconds = time.perf_counter() - start
+    out.cpu_seconds = time.process_time() - cpu
     out.stderr, out.stdout = sink.get('stderr', b''), sink.get('stdout', b'')
     return out
 
@@ -585,6 +587,7 @@ def _worker(conn: Connection, seed_names: Sequence[str], meshes: dict[str, str],
             run_seed: int, max_chain: int) -> None:
     """Worker process: generate and run the cases the parent names, one at a time."""
     startup: dict[str, bytes] = {}
+    cpu = time.process_time()
     with _captured_fds(startup):
         seeds = load_seeds(seed_names)
         for seed in seeds:  # warm the mesh caches: a case's time is then its own work
@@ -592,7 +595,8 @@ def _worker(conn: Connection, seed_names: Sequence[str], meshes: dict[str, str],
                 with contextlib.suppress(Exception):
                     run_pipeline(Case('urdf', -1, seed.name, seed.urdf, seed.srdf,
                                       seed.package_map, (), mesh_mode=mode))
-    conn.send(('ready', startup.get('stderr', b'') + startup.get('stdout', b'')))
+    conn.send(('ready', (startup.get('stderr', b'') + startup.get('stdout', b''),
+                         time.process_time() - cpu)))
     while True:
         try:
             job = conn.recv()
@@ -623,6 +627,13 @@ class Report:
     outcomes: list[Outcome] = field(default_factory=list)
     startup_output: bytes = b''
     seconds: float = 0.0
+    startup_cpu_seconds: float = 0.0
+
+    def cpu_summary(self) -> str:
+        """CPU time of the workers: start-up (imports, warm caches) and the cases."""
+        cases = sum(o.cpu_seconds for o in self.outcomes)
+        return (f'worker CPU: {self.startup_cpu_seconds:.1f} s start-up, {cases:.1f} s cases '
+                f'({1e3 * cases / max(1, len(self.outcomes)):.0f} ms per case)')
 
     def table(self) -> str:
         """The figures per kind, as a Markdown table."""
@@ -712,7 +723,9 @@ def run_fuzz(urdf_cases: int, srdf_cases: int, *, run_seed: int = 0,
                         spawn(slot)
                         continue
                     if tag == 'ready':
-                        report.startup_output += payload
+                        output, cpu = payload
+                        report.startup_output += output
+                        report.startup_cpu_seconds += cpu
                         slot.ready = True
                     elif tag == 'start':  # an added deep chain: linear, but slow
                         slot.limit = max(timeout, DEEP_TIMEOUT) if payload else timeout
@@ -810,6 +823,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f'fuzz run: seed {ns.seed}, robots {ns.robots}, {ns.jobs} workers, per-case limit '
           f'{ns.timeout:g} s, {report.seconds:.0f} s in all')
     print(report.table())
+    print(report.cpu_summary())
     print('typed errors by type:', dict(Counter(o.error_type for o in report.outcomes
                                                 if o.status == 'typed').most_common()))
     failures = report.failures()
