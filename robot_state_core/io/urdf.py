@@ -403,6 +403,9 @@ def _convert_joint(j: Any, prepared: _Prepared, source: str,
     if jtype in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC) and \
             math.hypot(*axis) < 1e-12:
         raise _error(source, f'joint {j.name!r} has a zero axis {axis}', where, line)
+    if not math.isfinite(sum(v * v for v in axis)):  # numpy would warn on stderr, then fail
+        raise _error(source, f'joint {j.name!r}: axis {axis} cannot be normalized (its squared '
+                     'length overflows)', where, line)
     if jtype is JointType.PLANAR and j.axis is not None and \
             math.hypot(axis[0], axis[1]) > 1e-9 * max(1.0, abs(axis[2])):
         warnings.append(LoadMessage(
