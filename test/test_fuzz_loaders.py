@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections import Counter
 
 import fuzz_loaders
+import pytest
+
+pytestmark = pytest.mark.fuzz
 
 #: Cases per CI run (keep the test near 30 s on a loaded 2-core machine).
 URDF_CASES = 160
