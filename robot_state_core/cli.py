@@ -255,8 +255,12 @@ def _print_viewer_summary(viewer: RobotViewer) -> None:
     print(f"robot '{viewer.model.name}': {viewer.model.link_count} links; collision: "
           f"{'yes (' + ', '.join(status.colliding_links) + ')' if status.collision else 'no'}; "
           f'minimum distance {status.min_distance:.4f} m', file=sys.stderr)
-    for w in viewer.warnings:
+    shown = viewer.warnings if len(viewer.warnings) <= 3 else viewer.warnings[:2]
+    for w in shown:  # issue 17: a few lines, not one per mesh
         print(f'warning: {w}', file=sys.stderr)
+    if len(shown) < len(viewer.warnings):
+        print(f'warning: ... and {len(viewer.warnings) - len(shown)} more mesh warnings (each '
+              "in the log at WARNING, logger 'robot_state_core.viewer.app')", file=sys.stderr)
 
 
 def _cmd_view(ns: argparse.Namespace) -> int:

@@ -151,3 +151,22 @@ def test_node_logs_at_most_three_warning_lines(robot: str, ros: Any,
     assert 1 <= len(warnings) <= 3, lines
     for needle in MUST_WARN[robot]:
         assert any(needle in w for w in warnings), (needle, lines)
+
+
+def test_viewer_summary_prints_a_few_mesh_warnings(capsys: pytest.CaptureFixture[str]) -> None:
+    """``view``/``snapshot``: at most three warning lines however many meshes fail."""
+    from types import SimpleNamespace
+
+    from robot_state_core.cli import _print_viewer_summary
+
+    status = SimpleNamespace(collision=False, colliding_links=(), min_distance=0.5)
+    warnings = tuple(f'mesh URI not resolved: package://p/m{i}.stl' for i in range(48))
+    viewer = SimpleNamespace(model=SimpleNamespace(name='talos', link_count=60),
+                             collision_status=status, warnings=warnings)
+    _print_viewer_summary(viewer)  # type: ignore[arg-type]
+    lines = [line for line in capsys.readouterr().err.splitlines()
+             if line.startswith('warning:')]
+    assert lines == ['warning: mesh URI not resolved: package://p/m0.stl',
+                     'warning: mesh URI not resolved: package://p/m1.stl',
+                     "warning: ... and 46 more mesh warnings (each in the log at WARNING, "
+                     "logger 'robot_state_core.viewer.app')"]
