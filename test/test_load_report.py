@@ -170,3 +170,16 @@ def test_viewer_summary_prints_a_few_mesh_warnings(capsys: pytest.CaptureFixture
                      'warning: mesh URI not resolved: package://p/m1.stl',
                      "warning: ... and 46 more mesh warnings (each in the log at WARNING, "
                      "logger 'robot_state_core.viewer.app')"]
+
+
+def test_xacro_warnings_are_one_warning_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """What xacro prints while expanding is a kind too: one ``warning:`` line in ``check``."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent / 'resources/xacro/warning_include_children.urdf.xacro'
+    assert main(['check', str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert [line for line in out.splitlines() if line.startswith('warning:')] == [
+        'warning: 1 xacro warning (expansion went on): Child elements of a <xacro:include> tag '
+        'are ignored']
+    assert err == ''

@@ -684,7 +684,8 @@ def load_urdf_file(path: str | Path, *, xacro_args: Mapping[str, str] | None = N
                              kwargs.pop('resolver', None))
         expanded = expand_xacro_file(p, mappings=xacro_args, resolver=resolver)
         result = load_urdf_string(expanded.xml, source=str(p), resolver=resolver, **kwargs)
-        xacro = tuple(LoadMessage('xacro_warning', w, w[:80]) for w in expanded.warnings)
+        xacro = tuple(LoadMessage('xacro_warning', w, w.split(' (when ')[0])  # no location
+                      for w in expanded.warnings)
         log_load_messages(_LOG, str(p), xacro)
         return replace(result, warnings=expanded.warnings + result.warnings,
                        messages=xacro + result.messages)
