@@ -8,7 +8,6 @@ lines each, and every kind that changes what is loaded is still there, naming wh
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import pytest
 import robot_corpus
@@ -129,28 +128,28 @@ def test_cli_check_without_package_roots_names_the_unresolved_meshes(
 
 @pytest.mark.ros
 @pytest.mark.parametrize('robot', ['panda', 'talos_full'])
-def test_node_logs_at_most_three_warning_lines(robot: str, ros: Any,
-                                               capfd: pytest.CaptureFixture[str]) -> None:
-    """The state publisher node's log (rcutils, fd 2): <= 3 WARN lines, the key ones there."""
-    from rclpy.parameter import Parameter
+def test_node_logs_at_most_three_warning_lines(robot: str, ros_domain: int) -> None:
+    """A real ROS process (``robot-state-core run``): <= 3 WARN lines, the key ones there.
 
-    from robot_state_core.ros.state_publisher_node import StatePublisherNode
+    The node's rcutils log goes to the child's stderr (merged into its stdout here); every
+    line up to run()'s own start-up line is counted. Without ``--package-root`` the issue's
+    command also leaves the meshes unresolved: that must be one more WARN line, not 48.
+    """
+    import ros_testing
 
     urdf, srdf = _paths(robot)
-    root = str(robot_corpus.example_robot_data_share().parent)
-    with open(urdf, encoding='utf-8') as u, open(srdf, encoding='utf-8') as s:
-        description, semantic = u.read(), s.read()
-    capfd.readouterr()
-    ros.add(StatePublisherNode(context=ros.context, parameter_overrides=[
-        Parameter('robot_description', value=description),
-        Parameter('robot_description_semantic', value=semantic),
-        Parameter('package_roots', value=[root])]))
-    out, err = capfd.readouterr()
-    lines = (out + err).splitlines()
-    warnings = [line for line in lines if '[WARN]' in line]
-    assert 1 <= len(warnings) <= 3, lines
-    for needle in MUST_WARN[robot]:
-        assert any(needle in w for w in warnings), (needle, lines)
+    child = ros_testing.ChildProcess(['-m', 'robot_state_core.cli', 'run', '--urdf', urdf,
+                                      '--srdf', srdf, '--no-services', '--duration', '60'])
+    try:
+        child.wait_for_line("published robot '", timeout=60)
+    finally:
+        code = child.stop()
+    assert code == 0, child.lines
+    warnings = [line for line in child.lines if '[WARN]' in line]
+    assert 1 <= len(warnings) <= 3, child.lines
+    for needle in [*MUST_WARN[robot], 'could not resolve']:
+        assert any(needle in w for w in warnings), (needle, child.lines)
+    assert not any('Unknown attribute' in line for line in child.lines)
 
 
 def test_viewer_summary_prints_a_few_mesh_warnings(capsys: pytest.CaptureFixture[str]) -> None:
