@@ -15,7 +15,7 @@ import sys
 import numpy as np
 import pytest
 
-from robot_state_core.errors import RobotDescriptionError
+from robot_state_core.errors import RobotDescriptionError, XacroError
 from robot_state_core.io.srdf import parse_srdf
 from robot_state_core.io.urdf import load_urdf_string, save_urdf
 from robot_state_core.planning_scene import PlanningScene
@@ -127,6 +127,24 @@ def test_deep_link_chain_loads_without_recursion() -> None:
     model = RobotModel.from_scene_graph(graph)
     X = RobotState(model).get_global_link_transform(f'l{depth}')
     assert X[2, 3] == pytest.approx(depth * 0.001, rel=1e-12)  # closed form: a straight chain
+
+
+def test_self_calling_xacro_macro_is_a_typed_error(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A macro that calls itself: xacro recurses until Python's limit; a typed error, quiet.
+
+    (The ``xacro`` command fails on it too: it prints the RecursionError and exits 2.)
+    """
+    path = tmp_path / 'loop.urdf.xacro'
+    path.write_text('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">\n'
+                    '  <xacro:macro name="m" params="n"><link name="l${n}"/>'
+                    '<xacro:m n="${n+1}"/></xacro:macro>\n'
+                    '  <xacro:m n="0"/>\n</robot>\n', encoding='utf-8')
+    with pytest.raises(XacroError) as info:
+        RobotModel.from_urdf_file(path)
+    assert 'nested too deeply' in str(info.value)
+    assert info.value.file == str(path)
+    assert capfd.readouterr() == ('', '')
 
 
 # ------------------------------------------------------------------ item 12: odd mesh files

@@ -169,7 +169,8 @@ def expand_xacro_file(path: str | Path, *, mappings: Mapping[str, str] | None = 
     Raises:
         XacroError: The file cannot be read, is not well-formed XML, or xacro cannot expand it
             (undefined property, argument or macro, a failing expression, a missing include,
-            an unknown package); ``file`` and ``line`` say where.
+            an unknown package, macros nested beyond Python's recursion limit); ``file`` and
+            ``line`` say where.
     """
     import xml.parsers.expat
 
@@ -186,9 +187,11 @@ def expand_xacro_file(path: str | Path, *, mappings: Mapping[str, str] | None = 
                                           verbosity=1)
             urdf_xml = document.toprettyxml(indent='  ')
         except (xacro.XacroException, xml.parsers.expat.ExpatError, _PackageNotFoundError,
-                ValueError, TypeError, NameError, KeyError, OSError) as exc:
+                ValueError, TypeError, NameError, KeyError, OSError, RecursionError) as exc:
             file, line = _locate(exc, xacro, source)
             text = str(exc) or type(exc).__name__
+            if isinstance(exc, RecursionError):  # xacro recurses per macro call and element
+                text = f'expansion nested too deeply (a macro that calls itself?): {text}'
             cause = getattr(exc, 'exc', None)
             if isinstance(cause, OSError) and exc.args:
                 text = str(exc.args[0])  # xacro's message already names the file
