@@ -434,6 +434,9 @@ class _Source:
     id: SourceId
     name: str
     frame_ids: list[FrameId] = field(default_factory=list)
+    #: Frame name -> id, for the per-source uniqueness checks (a 10 000-frame chain must not
+    #: scan every frame per registration).
+    frame_by_name: dict[str, FrameId] = field(default_factory=dict)
 
 
 @dataclass(slots=True, eq=False)
@@ -578,7 +581,7 @@ class SceneGraph:
     def __init__(self) -> None:
         self._sources: dict[SourceId, _Source] = {
             _INTERNAL_SOURCE_ID: _Source(_INTERNAL_SOURCE_ID, INTERNAL_SOURCE_NAME,
-                                         [WORLD_FRAME_ID])}
+                                         [WORLD_FRAME_ID], {WORLD_FRAME_NAME: WORLD_FRAME_ID})}
         self._frames: dict[FrameId, _Frame] = {
             WORLD_FRAME_ID: _Frame(WORLD_FRAME_ID, WORLD_FRAME_NAME, _INTERNAL_SOURCE_ID,
                                    WORLD_FRAME_ID, 0, depth=0, index=0)}
@@ -757,17 +760,18 @@ class SceneGraph:
             raise GeometryRegistrationError(
                 f'{where}: frame id {frame.id} ({frame.name!r}) is already registered; create '
                 f'a new GeometryFrame ({rule} {"b" if on_world else "c"})')
-        for fid in source.frame_ids:
-            if self._frames[fid].name == frame.name:
-                raise GeometryRegistrationError(
-                    f'{where}: {self._describe(source_id)} already has a frame named '
-                    f'{frame.name!r} (id {fid}) ({rule} {"c" if on_world else "d"})')
+        fid = source.frame_by_name.get(frame.name)
+        if fid is not None:
+            raise GeometryRegistrationError(
+                f'{where}: {self._describe(source_id)} already has a frame named '
+                f'{frame.name!r} (id {fid}) ({rule} {"c" if on_world else "d"})')
         self._frame_order.append(frame.id)
         self._frames[frame.id] = _Frame(frame.id, frame.name, source_id, parent.id,
                                         frame.frame_group, depth=parent.depth + 1,
                                         index=len(self._frame_order))
         parent.child_frame_ids.append(frame.id)
         source.frame_ids.append(frame.id)
+        source.frame_by_name[frame.name] = frame.id
         self._edited()
         return frame.id
 
@@ -787,11 +791,14 @@ class SceneGraph:
         frame = self._frame(frame_id, where, 'G-12')
         if frame.name == name:
             return
-        for fid in self._sources[frame.source_id].frame_ids:
-            if fid != frame_id and self._frames[fid].name == name:
-                raise GeometryRegistrationError(
-                    f'{where}: cannot rename {self._describe(frame_id)} to {name!r}: '
-                    f'{self._describe(fid)} of the same source has that name (G-12)')
+        by_name = self._sources[frame.source_id].frame_by_name
+        fid = by_name.get(name)
+        if fid is not None and fid != frame_id:
+            raise GeometryRegistrationError(
+                f'{where}: cannot rename {self._describe(frame_id)} to {name!r}: '
+                f'{self._describe(fid)} of the same source has that name (G-12)')
+        del by_name[frame.name]
+        by_name[name] = frame_id
         frame.name = name
         self._edited()
 
