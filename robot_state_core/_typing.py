@@ -1,6 +1,8 @@
 """Array type aliases and the read-only array constructor shared by the core modules.
 
-Shapes are documented where arrays are used (design study B8); these aliases only say the dtype.
+The one home of the package's array aliases (``FloatArray``, ``IntArray``, ``BoolArray``,
+``Int64Array``): modules import them from here rather than redefining them. Shapes are
+documented where arrays are used (design study B8); these aliases only say the dtype.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from robot_state_core.errors import InvalidArgumentError, InvalidIndexError, Inv
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
 BoolArray = NDArray[np.bool_]
+Int64Array = NDArray[np.int64]
+'''Fixed-width indices (mesh faces as trimesh and the viewer store them).'''
 
 
 def read_only(values: ArrayLike, dtype: Any = np.float64) -> Any:

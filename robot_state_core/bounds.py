@@ -4,7 +4,7 @@ MoveIt ``RobotState`` rows RS-130..RS-138 (seed 004, inventory §4.13) as batche
 functions over positions ``q`` ``(..., nq)`` in model variable order; leading dimensions are
 batch dimensions and broadcast. ``RobotState`` methods are thin facades over these (design
 study B6). Nothing here loops over joints in Python: per-model index arrays and masks are
-built once (:func:`_plan`, cached in ``model.__dict__`` like
+built once (:func:`_plan`, owned by the model through ``RobotModel.derived`` like
 :func:`robot_state_core.kinematics.plan`) and each function loops at most over the joint-type
 categories below.
 
@@ -49,30 +49,35 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 import math
-from typing import cast, TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from robot_state_core._typing import BoolArray, FloatArray, IntArray
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import InvalidArgumentError
-from robot_state_core.joint_kernels import rpy_from_rotation
 from robot_state_core.joints import JointType
 from robot_state_core.kinematics import difference
-from robot_state_core.transforms import (
+from robot_state_core.robot_model import JOINT_TYPE_ORDER, RobotModel
+from robot_state_core.spatial import (
     check_quat_xyzw,
-    FloatArray,
     MAX_COORDINATE,
-    normalize_quat_xyzw,
-    QUATERNION_MIN_NORM,
+    normalize_angle,
+    normalize_quat_xyzw_or_identity,
+    quat_angle,
+    quat_multiply,
+    quat_slerp,
+    quat_xyzw_from_rotation_vector,
+    random_quat_xyzw,
+    random_rotation_vectors,
+    rotation_angle,
     rotation_exp,
     rotation_from_quat_xyzw,
     rotation_from_rpy,
     rotation_log,
+    rpy_from_rotation,
+    wrap_angle,
 )
-
-if TYPE_CHECKING:
-    from robot_state_core.robot_model import RobotModel
 
 __all__ = [
     'DEFAULT_RANDOM_TRANSLATION_RANGE',
@@ -94,8 +99,6 @@ __all__ = [
     'wrap_angle',
 ]
 
-IntArray = NDArray[np.intp]
-BoolArray = NDArray[np.bool_]
 Variables = ArrayLike | None
 PerJoint = float | ArrayLike | Mapping[str, float]
 
@@ -111,20 +114,12 @@ MoveIt samples 0 for unbounded planar/floating translations; a box is more usefu
 and sampling-based planners, and it is an explicit keyword argument.'''
 
 _TWO_PI = 2.0 * math.pi
-_MIN_QUATERNION_NORM = QUATERNION_MIN_NORM
-'''Quaternions shorter than this cannot be normalized (raise).'''
-_ZERO_QUATERNION_NORM = 100.0 * float(np.finfo(np.float64).eps)
-'''MoveIt ``normalizeRotation``'s "zero quaternion" threshold (the identity in enforce).'''
-_IDENTITY_QUATERNION = np.array([0.0, 0.0, 0.0, 1.0])
-_SMALL_ANGLE = 1e-12
 
 
 # ---------------------------------------------------------------------------- per-model plan
 
 
 def _code(joint_type: JointType) -> int:
-    from robot_state_core.robot_model import JOINT_TYPE_ORDER
-
     return JOINT_TYPE_ORDER.index(joint_type)
 
 
@@ -171,12 +166,8 @@ class _BoundsPlan:
 
 
 def _plan(model: RobotModel) -> _BoundsPlan:
-    """The cached :class:`_BoundsPlan` of ``model`` (built on first use)."""
-    cached = model.__dict__.get('_bounds_plan')
-    if cached is None:
-        cached = _build_plan(model)
-        model.__dict__['_bounds_plan'] = cached
-    return cast(_BoundsPlan, cached)
+    """The :class:`_BoundsPlan` of ``model`` (compiled on first use, owned by the model)."""
+    return model.derived(_build_plan)
 
 
 def _build_plan(model: RobotModel) -> _BoundsPlan:
@@ -378,128 +369,6 @@ def _size(size: int | tuple[int, ...] | None) -> tuple[int, ...]:
     return tuple(int(d) for d in dims)
 
 
-# ---------------------------------------------------------------------------- quaternion kernels
-
-
-def _quat_multiply(a: FloatArray, b: FloatArray) -> FloatArray:
-    """Hamilton product of xyzw quaternions: ``R(a ⊗ b) = R(a) R(b)``."""
-    ax, ay, az, aw = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
-    bx, by, bz, bw = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    out: FloatArray = np.stack([aw * bx + ax * bw + ay * bz - az * by,
-                                aw * by - ax * bz + ay * bw + az * bx,
-                                aw * bz + ax * by - ay * bx + az * bw,
-                                aw * bw - ax * bx - ay * by - az * bz], axis=-1)
-    return out
-
-
-def _quat_conjugate(q: FloatArray) -> FloatArray:
-    out: FloatArray = q * np.array([-1.0, -1.0, -1.0, 1.0])
-    return out
-
-
-def _quat_from_rotvec(w: FloatArray) -> FloatArray:
-    """Unit xyzw quaternions of rotation vectors ``(..., 3)`` [rad]."""
-    theta = np.linalg.norm(w, axis=-1)
-    small = theta < _SMALL_ANGLE
-    scale = np.where(small, 0.5, np.sin(0.5 * theta) / np.where(small, 1.0, theta))
-    return np.concatenate([scale[..., None] * w, np.cos(0.5 * theta)[..., None]], axis=-1)
-
-
-def _quat_angle(q0: FloatArray, q1: FloatArray) -> FloatArray:
-    """Rotation angle [rad, in ``[0, π]``] between unit quaternions: ``2·acos|⟨q0, q1⟩|``.
-
-    Computed as ``2·atan2(‖vec(q0* ⊗ q1)‖, |⟨q0, q1⟩|)``, which stays accurate for small
-    angles where ``acos`` loses half the digits.
-    """
-    rel = _quat_multiply(_quat_conjugate(q0), q1)
-    out: FloatArray = 2.0 * np.arctan2(np.linalg.norm(rel[..., :3], axis=-1),
-                                       np.abs(rel[..., 3]))
-    return out
-
-
-def _slerp(q0: FloatArray, q1: FloatArray, t: FloatArray) -> FloatArray:
-    """Shortest-path slerp of unit xyzw quaternions ``(..., 4)`` at ``t`` ``(...)``.
-
-    ``q(t) = q0 ⊗ exp(t·log(q0* ⊗ ±q1))`` with the sign making the relative rotation's
-    ``w >= 0``: ``q1`` and ``-q1`` give the same path. The angle to ``q0`` grows linearly with
-    ``t`` (constant angular rate); any finite ``t`` extrapolates along the same geodesic.
-    """
-    rel = _quat_multiply(_quat_conjugate(q0), q1)
-    rel = np.where(rel[..., 3:4] < 0.0, -rel, rel)
-    s = np.linalg.norm(rel[..., :3], axis=-1)
-    half = np.arctan2(s, rel[..., 3])  # half the relative rotation angle, in [0, π/2]
-    small = s < _SMALL_ANGLE
-    factor = np.where(small, t, np.sin(t * half) / np.where(small, 1.0, s))
-    step = np.concatenate([factor[..., None] * rel[..., :3], np.cos(t * half)[..., None]],
-                          axis=-1)
-    out = _quat_multiply(q0, step)
-    result: FloatArray = out / np.linalg.norm(out, axis=-1, keepdims=True)
-    return result
-
-
-def _random_quaternions(rng: np.random.Generator, shape: tuple[int, ...]) -> FloatArray:
-    """Uniformly distributed unit quaternions (normalized 4-D Gaussians: uniform on S³)."""
-    g = rng.standard_normal((*shape, 4))
-    norm = np.linalg.norm(g, axis=-1, keepdims=True)
-    identity = np.array([0.0, 0.0, 0.0, 1.0])
-    out: FloatArray = np.where(norm < _MIN_QUATERNION_NORM, identity,
-                               g / np.maximum(norm, _MIN_QUATERNION_NORM))
-    return out
-
-
-def _random_rotvecs(rng: np.random.Generator, shape: tuple[int, ...],
-                    max_angle: FloatArray) -> FloatArray:
-    """Rotation vectors uniform in the ball of radius ``min(max_angle, π)`` ``(...)``."""
-    axis = rng.standard_normal((*shape, 3))
-    norm = np.linalg.norm(axis, axis=-1, keepdims=True)
-    axis = np.where(norm < _MIN_QUATERNION_NORM, np.array([1.0, 0.0, 0.0]),
-                    axis / np.maximum(norm, _MIN_QUATERNION_NORM))
-    radius = np.minimum(max_angle, math.pi) * np.cbrt(rng.random(shape))
-    out: FloatArray = axis * radius[..., None]
-    return out
-
-
-# ---------------------------------------------------------------------------- angles
-
-
-def wrap_angle(angle: ArrayLike) -> FloatArray:
-    """Wrap angles into ``[-π, π)``: ``3.2 -> 3.2 - 2π``, ``π -> -π``.
-
-    Args:
-        angle: Angles of any shape [rad].
-
-    Returns:
-        The angles plus the multiple of 2π that brings them into ``[-π, π)``; angles already
-        in that range are returned bit for bit (so wrapping is idempotent).
-    """
-    a = np.asarray(angle, dtype=np.float64)
-    w = np.remainder(a + math.pi, _TWO_PI) - math.pi
-    # np.remainder can round up to exactly 2π for tiny negative arguments.
-    w = np.where(w >= math.pi, -math.pi, w)
-    out: FloatArray = np.where((a >= -math.pi) & (a < math.pi), a, w)
-    return out
-
-
-def _normalized_quaternions(quat: FloatArray) -> FloatArray:
-    """MoveIt ``normalizeRotation`` on ``(..., 4)`` quaternions.
-
-    Through the shared :func:`~robot_state_core.transforms.normalize_quat_xyzw`: kept bit for
-    bit when ``|‖q‖² - 1| <= 100 eps``, else divided by the norm; a (near-)zero one (norm
-    below ``100 eps``, MoveIt's threshold) becomes the identity ``(0, 0, 0, 1)``.
-
-    Quaternions whose squared norm overflows are scaled by their largest component first, so
-    they keep their direction (MoveIt's division by an infinite norm gives zero, then the
-    identity).
-    """
-    with np.errstate(over='ignore'):
-        norm2 = np.einsum('...i,...i->...', quat, quat)[..., None]
-    scale = np.where(np.isfinite(norm2), 1.0, np.max(np.abs(quat), axis=-1, keepdims=True))
-    zero = norm2 < _ZERO_QUATERNION_NORM ** 2
-    safe = np.where(zero, _IDENTITY_QUATERNION, quat / scale)
-    out: FloatArray = np.where(zero, _IDENTITY_QUATERNION, normalize_quat_xyzw(safe))
-    return out
-
-
 def _canonical(p: _BoundsPlan, q: FloatArray, sel: _Selection, function: str,
                name: str) -> FloatArray:
     """``q`` with the selected angles wrapped and non-unit quaternions normalized (no clipping).
@@ -512,7 +381,7 @@ def _canonical(p: _BoundsPlan, q: FloatArray, sel: _Selection, function: str,
     fq = p.floating_quat_q[sel.joint[p.floating]]
     if fq.size:
         _unit_quaternions(out[..., fq], function, name)  # raises on zero quaternions
-        out[..., fq] = _normalized_quaternions(out[..., fq])
+        out[..., fq] = normalize_quat_xyzw_or_identity(out[..., fq])
     return out
 
 
@@ -678,7 +547,7 @@ def enforce_position_bounds(model: RobotModel, q: ArrayLike,
     out[..., angles] = wrap_angle(out[..., angles])
     fq = p.floating_quat_q[sel.joint[p.floating]]
     if fq.size:
-        out[..., fq] = _normalized_quaternions(out[..., fq])
+        out[..., fq] = normalize_quat_xyzw_or_identity(out[..., fq])
     return model.apply_mimic(out)
 
 
@@ -873,7 +742,7 @@ def _joint_distances(p: _BoundsPlan, sel: _Selection, a: FloatArray, b: FloatArr
     keep = sel.joint[p.floating]
     if keep.any():
         js, tq, fq = p.floating[keep], p.floating_t_q[keep], p.floating_quat_q[keep]
-        angle = _quat_angle(_unit_quaternions(a[..., fq], function, 'q0'),
+        angle = quat_angle(_unit_quaternions(a[..., fq], function, 'q0'),
                             _unit_quaternions(b[..., fq], function, 'q1'))
         out[..., js] = np.linalg.norm(b[..., tq] - a[..., tq], axis=-1) + w_ang[js] * angle
     keep = sel.joint[p.rpy]
@@ -881,13 +750,7 @@ def _joint_distances(p: _BoundsPlan, sel: _Selection, a: FloatArray, b: FloatArr
         js, aq, tq = p.rpy[keep], p.rpy_angle_q[keep], p.rpy_t_q[keep]
         R = rotation_from_rpy(b[..., aq]) @ np.swapaxes(rotation_from_rpy(a[..., aq]), -1, -2)
         out[..., js] = (np.linalg.norm(b[..., tq] - a[..., tq], axis=-1)
-                        + w_ang[js] * _rotation_angle(R))
-    return out
-
-
-def _normalize_angle(angle: FloatArray) -> FloatArray:
-    """Angles in ``(-π, π]`` (ROS ``angles::normalize_angle``, which MoveIt's diff drive uses)."""
-    out: FloatArray = -wrap_angle(-angle)
+                        + w_ang[js] * rotation_angle(R))
     return out
 
 
@@ -904,13 +767,13 @@ def _turn_drive_turn(xy0: FloatArray, th0: FloatArray, xy1: FloatArray, th1: Flo
     d = xy1 - xy0
     heading = np.arctan2(d[..., 1], d[..., 0])
     moves = np.hypot(d[..., 0], d[..., 1]) > min_translation
-    straight = np.where(moves, _normalize_angle(heading - th0), 0.0)
-    backward = _normalize_angle(straight - math.pi)
-    cost_straight = np.abs(straight) + np.abs(_normalize_angle(th1 - (th0 + straight)))
-    cost_backward = np.abs(backward) + np.abs(_normalize_angle(th1 - (th0 + backward)))
+    straight = np.where(moves, normalize_angle(heading - th0), 0.0)
+    backward = normalize_angle(straight - math.pi)
+    cost_straight = np.abs(straight) + np.abs(normalize_angle(th1 - (th0 + straight)))
+    cost_backward = np.abs(backward) + np.abs(normalize_angle(th1 - (th0 + backward)))
     first = np.where(cost_straight <= cost_backward, straight, backward)
     drive_heading = th0 + first
-    return first, drive_heading, _normalize_angle(th1 - drive_heading)
+    return first, drive_heading, normalize_angle(th1 - drive_heading)
 
 
 def _diff_drive_interpolate(xy0: FloatArray, th0: FloatArray, xy1: FloatArray, th1: FloatArray,
@@ -943,15 +806,6 @@ def _diff_drive_interpolate(xy0: FloatArray, th0: FloatArray, xy1: FloatArray, t
     theta = np.where(start, th0, np.where(tiny, th1, theta))
     xy = np.where(start[..., None], xy0, np.where(tiny[..., None], xy1, xy))
     return xy, theta
-
-
-def _rotation_angle(R: FloatArray) -> FloatArray:
-    """Angle [rad, ``[0, π]``] of rotation matrices ``(..., 3, 3)`` (atan2 form, accurate)."""
-    vee = np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
-                    R[..., 1, 0] - R[..., 0, 1]], axis=-1)
-    out: FloatArray = np.arctan2(0.5 * np.linalg.norm(vee, axis=-1),
-                                 0.5 * (np.trace(R, axis1=-2, axis2=-1) - 1.0))
-    return out
 
 
 def distance(model: RobotModel, q0: ArrayLike, q1: ArrayLike, variables: Variables = None,
@@ -1070,7 +924,7 @@ def interpolate(model: RobotModel, q0: ArrayLike, q1: ArrayLike, t: ArrayLike,
         out[..., xy], out[..., th] = xy_t, wrap_angle(th_t)
     fq = p.floating_quat_q[sel.joint[p.floating]]
     if fq.size:
-        out[..., fq] = _slerp(_unit_quaternions(a[..., fq], function, 'q0'),
+        out[..., fq] = quat_slerp(_unit_quaternions(a[..., fq], function, 'q0'),
                               _unit_quaternions(b[..., fq], function, 'q1'), T)
     aq = p.rpy_angle_q[sel.joint[p.rpy]]
     if aq.size:
@@ -1141,11 +995,11 @@ def random_positions(model: RobotModel, rng: np.random.Generator | int | None,
     u = gen.random((*batch, model.nq))
     chosen = sel.var & scalar
     out[..., chosen] = (lower + u * (upper - lower))[..., chosen]
-    quats = _random_quaternions(gen, (*batch, p.floating.size))
+    quats = random_quat_xyzw(gen, (*batch, p.floating.size))
     keep = sel.joint[p.floating]
     if keep.any():
         out[..., p.floating_quat_q[keep]] = quats[..., keep, :]
-    rpy_quats = _random_quaternions(gen, (*batch, p.rpy.size))
+    rpy_quats = random_quat_xyzw(gen, (*batch, p.rpy.size))
     keep = sel.joint[p.rpy]
     if keep.any():
         angles = rpy_from_rotation(rotation_from_quat_xyzw(rpy_quats[..., keep, :]))
@@ -1217,13 +1071,13 @@ def random_positions_near(model: RobotModel, rng: np.random.Generator | int | No
     out[..., boxed] = lo + u[..., boxed] * (hi - lo)
     circle = sel.var & p.circle
     out[..., circle] = wrap_angle(a[..., circle] + d[circle] * (2.0 * u[..., circle] - 1.0))
-    rotvecs = _random_rotvecs(gen, (*batch, p.floating.size), d_joint[p.floating])
+    rotvecs = random_rotation_vectors(gen, (*batch, p.floating.size), d_joint[p.floating])
     keep = sel.joint[p.floating]
     if keep.any():
         fq = p.floating_quat_q[keep]
-        out[..., fq] = _quat_multiply(_unit_quaternions(a[..., fq], function, 'near'),
-                                      _quat_from_rotvec(rotvecs[..., keep, :]))
-    rotvecs = _random_rotvecs(gen, (*batch, p.rpy.size), d_joint[p.rpy])
+        out[..., fq] = quat_multiply(_unit_quaternions(a[..., fq], function, 'near'),
+                                      quat_xyzw_from_rotation_vector(rotvecs[..., keep, :]))
+    rotvecs = random_rotation_vectors(gen, (*batch, p.rpy.size), d_joint[p.rpy])
     keep = sel.joint[p.rpy]
     if keep.any():
         aq = p.rpy_angle_q[keep]

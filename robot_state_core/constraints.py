@@ -24,9 +24,15 @@ from typing import Any
 
 import numpy as np
 
+from robot_state_core._typing import FloatArray
 from robot_state_core.geometry.shapes import Box, Cylinder, Shape, Sphere
 from robot_state_core.joints import JointType
-from robot_state_core.transforms import FloatArray, rotation_from_quat_xyzw, rotation_log
+from robot_state_core.spatial import (
+    rotation_from_quat_xyzw,
+    rotation_log,
+    wrap_angle,
+    xyz_euler_from_rotation,
+)
 
 
 class OrientationParameterization(enum.IntEnum):
@@ -103,19 +109,6 @@ class ConstraintsEvaluation:
         return all(r.result for r in self.results)
 
 
-def xyz_euler_from_rotation(R: FloatArray) -> FloatArray:
-    """Intrinsic X-Y-Z Euler angles (Eigen's ``eulerAngles(0, 1, 2)`` convention) of ``R``."""
-    # R = Rx(a) Ry(b) Rz(c)
-    b = math.asin(max(-1.0, min(1.0, R[0, 2])))
-    if abs(math.cos(b)) > 1e-12:
-        a = math.atan2(-R[1, 2], R[2, 2])
-        c = math.atan2(-R[0, 1], R[0, 0])
-    else:  # gimbal lock: put everything in a
-        a = math.atan2(R[2, 1], R[1, 1])
-        c = 0.0
-    return np.array([a, b, c])
-
-
 def _point_in_shape(p_S: FloatArray, shape: Shape) -> bool:
     if isinstance(shape, Box):
         return bool(np.all(np.abs(p_S) <= 0.5 * np.array([shape.x, shape.y, shape.z])))
@@ -139,7 +132,7 @@ def evaluate_joint_constraint(model: Any, q: FloatArray, c: JointConstraint
     wraps = model.joint_types[j] is JointType.CONTINUOUS or (
         model.joint_types[j] is JointType.PLANAR and v == int(model.joint_q_start[j]) + 2)
     if wraps:
-        d = (d + math.pi) % (2 * math.pi) - math.pi
+        d = float(wrap_angle(d))
     ok = -abs(c.tolerance_below) - 1e-12 <= d <= abs(c.tolerance_above) + 1e-12
     return ConstraintEvalResult(ok, abs(d))
 

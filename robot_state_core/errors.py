@@ -36,6 +36,14 @@ class ModelError(RobotStateCoreError, ValueError):
     """A model is structurally unusable for kinematics (not a tree, unknown joint type, ...)."""
 
 
+class ImmutableModelError(RobotStateCoreError, AttributeError):
+    """An attribute of a compiled ``RobotModel`` was rebound or deleted (models are immutable).
+
+    Derived per-model tables (FK, Jacobian and bounds plans) are compiled from the model's
+    arrays once; rebinding e.g. ``joint_origins`` afterwards would make them disagree.
+    """
+
+
 class RobotDescriptionError(RobotStateCoreError):
     """A robot description (URDF or SRDF) could not be loaded."""
 

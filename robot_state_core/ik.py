@@ -60,10 +60,10 @@ from typing import Any
 import weakref
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from robot_state_core import kinematics
-from robot_state_core._typing import as_finite_float
+from robot_state_core._typing import as_finite_float, BoolArray, FloatArray, IntArray
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import (
     InvalidArgumentError,
@@ -72,12 +72,14 @@ from robot_state_core.errors import (
     UnknownNameError,
 )
 from robot_state_core.joints import JointType
-from robot_state_core.transforms import (
+from robot_state_core.spatial import (
     check_quat_xyzw,
-    FloatArray,
+    rigid_inverse,
     rotation_from_quat_xyzw,
     rotation_from_rpy,
-    rotation_log,
+    rotation_log_and_angle,
+    skew,
+    wrap_angle,
 )
 
 __all__ = [
@@ -91,8 +93,6 @@ __all__ = [
     'solve_ik_batch',
 ]
 
-IntArray = NDArray[np.intp]
-BoolArray = NDArray[np.bool_]
 
 ValidityCallback = Callable[[FloatArray], bool]
 '''``fn(q) -> bool`` on a full ``(nq,)`` candidate configuration; False vetoes it (RS-77).'''
@@ -422,7 +422,7 @@ def _compile_kernel(model: Any, group: Any, tips: tuple[int, ...],
         if types[j] is JointType.PRISMATIC:
             coefficients[r, 3, :3, 3] = axes[j]
         else:
-            K = _skew(axes[j])
+            K = skew(axes[j])
             coefficients[r, 1, :3, :3] = K
             coefficients[r, 2, :3, :3] = K @ K
     multi = [i for i, j in enumerate(moving) if types[j] in _MULTI_DOF]
@@ -530,19 +530,6 @@ def _compile_kernel(model: Any, group: Any, tips: tuple[int, ...],
         sampled_mask=_ro(sampled, np.bool_), table_ok=bool(np.all(sampled | ~influential)))
 
 
-def _skew(a: FloatArray) -> FloatArray:
-    return np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
-
-
-def _rigid_inverse(X: FloatArray) -> FloatArray:
-    out = np.zeros_like(X)
-    Rt = np.swapaxes(X[..., :3, :3], -1, -2)
-    out[..., :3, :3] = Rt
-    out[..., :3, 3] = -np.einsum('...ij,...j->...i', Rt, X[..., :3, 3])
-    out[..., 3, 3] = 1.0
-    return out
-
-
 @dataclass(frozen=True)
 class _Constants:
     """Per-problem constant transforms (they depend on the seed's non-moving variables)."""
@@ -565,8 +552,8 @@ def _constants(model: Any, entry: _KernelCache, q: FloatArray) -> _Constants:
     else:
         X = kinematics.forward_kinematics(model, q)  # (P, L, 4, 4)
     X_PJ = np.asarray(model.joint_origins)[k.moving]
-    local = _rigid_inverse(X[:, k.ref_link]) @ X[:, k.parent_link] @ X_PJ
-    tip = _rigid_inverse(X[:, k.tip_ref_link]) @ X[:, k.tips]
+    local = rigid_inverse(X[:, k.ref_link]) @ X[:, k.parent_link] @ X_PJ
+    tip = rigid_inverse(X[:, k.tip_ref_link]) @ X[:, k.tips]
     D = local[:, k.one_dof]  # (P, n1, 4, 4)
     motion = (D[:, :, None] @ k.motion_coefficients).reshape(D.shape[0], D.shape[1], 4, 16)
     c = _Constants(local, motion, tip)
@@ -595,34 +582,6 @@ def _multi_motion(kind: JointType, q: FloatArray, basis: FloatArray) -> FloatArr
         M[:, :3, :3] = rotation_from_rpy(q[:, 0:3])
         M[:, :3, 3] = q[:, 3:6]
     return M
-
-
-_ERROR_GATHER = np.array([7, 2, 3, 5, 6, 1, 0, 4, 8], dtype=np.intp)
-'''Flat indices of R21, R02, R10 | R12, R20, R01 | R00, R11, R22 (vee and trace in one gather).'''
-
-
-def _rotation_error(R: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """``(log(R), |log(R)|)`` for ``(..., 3, 3)`` rotations.
-
-    ``theta = atan2(|vee(R - Rᵀ)| / 2, (tr R - 1) / 2)`` is accurate everywhere; the axis
-    ``vee / (2 sin theta)`` loses accuracy only near ``theta = pi``, where the exact
-    symmetric-part formula of :func:`transforms.rotation_log` takes over.
-    """
-    g = R.reshape(*R.shape[:-2], 9)[..., _ERROR_GATHER]
-    vee = g[..., 0:3] - g[..., 3:6]
-    cos = np.vecdot(g[..., 6:9], _HALVES) - 0.5
-    two_sin = np.sqrt(np.vecdot(vee, vee))
-    theta = np.arctan2(0.5 * two_sin, cos)
-    # theta / (2 sin theta) -> 1/2 as theta -> 0 (and vee = 0 at theta = 0 exactly).
-    w: FloatArray = vee * (theta / np.maximum(two_sin, 1e-300))[..., None]
-    if two_sin.min(initial=1.0) < 1e-9:
-        near_pi = (two_sin < 1e-9) & (cos < 0.0)
-        if near_pi.any():
-            w[near_pi] = rotation_log(R[near_pi])
-    return w, theta
-
-
-_HALVES = np.full(3, 0.5)
 
 
 @dataclass(frozen=True)
@@ -712,7 +671,8 @@ def _errors(k: _Kernel, X_tip: FloatArray, X_WT: FloatArray
     if k.position_only:
         rerr = np.zeros(R)
     else:
-        dw, angle = _rotation_error(X_WT[..., :3, :3] @ np.swapaxes(X_tip[..., :3, :3], -1, -2))
+        dw, angle = rotation_log_and_angle(
+            X_WT[..., :3, :3] @ np.swapaxes(X_tip[..., :3, :3], -1, -2))
         e[..., 3:] = dw
         rerr = angle[0] if T == 1 else angle.max(axis=0)
     stacked: FloatArray = e[0] if T == 1 else np.swapaxes(e, 0, 1).reshape(R, -1)
@@ -756,10 +716,6 @@ def _jacobian(k: _Kernel, Y: FloatArray, X_tip: FloatArray,
 
 
 # ------------------------------------------------------------------------------ search
-
-
-def _wrap(angles: FloatArray) -> FloatArray:
-    return (angles + np.pi) % (2.0 * np.pi) - np.pi
 
 
 class _Search:
@@ -817,7 +773,7 @@ class _Search:
         np.maximum(z, k.z_lower, out=z)
         np.minimum(z, k.z_upper, out=z)
         if k.wrap_z.size:
-            z[:, k.wrap_z] = _wrap(z[:, k.wrap_z])
+            z[:, k.wrap_z] = wrap_angle(z[:, k.wrap_z])
         if k.quat_z.size:
             quat = z[:, k.quat_z]
             norm = np.linalg.norm(quat, axis=-1, keepdims=True)

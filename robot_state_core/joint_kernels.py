@@ -9,7 +9,8 @@ rpy_floating (Drake ``RpyFloatingJoint``, seed 001, rows J-T8, J-R5..J-R13, §1.
     * velocities ``v = [w_FM; v_FM]`` (angular FIRST, both expressed in the parent frame F);
       these are *not* the angle rates;
     * orientation ``R_FM(q) = Rz(yaw) @ Ry(pitch) @ Rx(roll)`` (space-fixed x-y-z, the URDF
-      convention, see :func:`robot_state_core.transforms.rotation_from_rpy`);
+      convention, see :func:`robot_state_core.spatial.rotation_from_rpy`; its inverse
+      :func:`robot_state_core.spatial.rpy_from_rotation` is re-exported here);
     * ``v = N⁺(q) q̇`` with ``w_FM = E_F(q) [ṙ, ṗ, ẏ]``,
       ``E_F = [[cy·cp, -sy, 0], [sy·cp, cy, 0], [-sp, 0, 1]]``, always defined;
     * ``q̇ = N(q) v`` with ``N = (N⁺)⁻¹``, which divides by ``cos(pitch)``: it is singular at
@@ -22,8 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from robot_state_core._typing import FloatArray
 from robot_state_core.errors import InvalidArgumentError, SingularityError
-from robot_state_core.transforms import FloatArray, pose_from_xyz_rpy, quat_xyzw_from_rotation
+from robot_state_core.spatial import pose_from_xyz_rpy, rpy_from_rotation
 
 __all__ = [
     'RPY_SINGULARITY_COS_TOL',
@@ -41,9 +43,6 @@ RPY_SINGULARITY_COS_TOL = 1e-3
 
 RPY_WARNING_COS_TOL = 1e-2
 '''``|cos(pitch)|`` below which setting rpy angles warns (|pitch ∓ π/2| < about 0.57°).'''
-
-_GIMBAL_LOCK_EPS = float(np.finfo(np.float64).eps)
-'''A half-angle pair below this in both components is "exactly" at the gimbal lock (Drake).'''
 
 _MAX_LISTED_VALUES = 5
 
@@ -99,68 +98,6 @@ def rpy_floating_pose(q: ArrayLike) -> FloatArray:
     """
     qq = _batch(q, _NQ, 'rpy_floating_pose', 'q')
     return pose_from_xyz_rpy(qq[..., 3:6], qq[..., 0:3])
-
-
-def rpy_from_rotation(R: ArrayLike) -> FloatArray:
-    """Roll-pitch-yaw angles of rotation matrices, the inverse of ``rotation_from_rpy`` (J-R7).
-
-    Drake's ``RollPitchYaw(RotationMatrix)`` algorithm (``math/roll_pitch_yaw.cc``), which
-    stays accurate up to and at the gimbal lock:
-
-    * ``pitch = atan2(-R20, sqrt((R00² + R10² + R21² + R22²) / 2))`` in ``[-π/2, π/2]``;
-    * with the canonical unit quaternion ``(w, x, y, z)`` of ``R`` (``w >= 0``), the half-sum
-      and half-difference of roll and yaw are ``zA = (roll + yaw)/2 = atan2(x + z, w - y)``
-      and ``zB = (yaw - roll)/2 = atan2(z - x, w + y)``; ``roll = zA - zB``,
-      ``yaw = zA + zB``, each brought into ``[-π, π]`` by one ``±2π``.
-
-    At the gimbal lock only ``yaw - roll`` (pitch = +π/2) or ``yaw + roll`` (pitch = -π/2)
-    is determined. Where both components of a half-angle pair are within machine epsilon of
-    zero (the lock, to rounding), Drake sets that half-angle to 0, which splits the angle
-    evenly: at pitch = +π/2, ``roll = -(yaw - roll)/2`` and ``yaw = +(yaw - roll)/2``; at
-    pitch = -π/2, ``roll = yaw = (roll + yaw)/2``. Near the lock the ill-determined combination
-    only moves ``R`` by ``|cos(pitch)|`` times its error, so ``R`` is rebuilt to rounding
-    (max element error ≈ 1e-15) at any distance from the lock.
-
-    Args:
-        R: ``(..., 3, 3)`` rotation matrices ``R_FM`` (orthonormality is not checked).
-
-    Returns:
-        ``(..., 3)`` angles ``[roll, pitch, yaw]`` in radians: roll and yaw in ``[-π, π]``,
-        pitch in ``[-π/2, π/2]``.
-
-    Raises:
-        ValueError: ``R`` does not have shape ``(..., 3, 3)``.
-    """
-    m = np.asarray(R, dtype=np.float64)
-    if m.ndim < 2 or m.shape[-2:] != (3, 3):
-        raise InvalidArgumentError(
-            f'rpy_from_rotation: R must have shape (..., 3, 3), got {m.shape}')
-    r00, r10, r20, r21, r22 = (m[..., 0, 0], m[..., 1, 0], m[..., 2, 0], m[..., 2, 1],
-                               m[..., 2, 2])
-    cos_pitch = np.sqrt(0.5 * (r00 * r00 + r10 * r10 + r21 * r21 + r22 * r22))
-    pitch = np.arctan2(-r20, cos_pitch)
-    quat = quat_xyzw_from_rotation(m)
-    x, y, z, w = quat[..., 0], quat[..., 1], quat[..., 2], quat[..., 3]
-    half_sum = _half_angle(x + z, w - y)
-    half_difference = _half_angle(z - x, w + y)
-    angles = np.stack([_principal(half_sum - half_difference), pitch,
-                       _principal(half_sum + half_difference)], axis=-1)
-    out: FloatArray = angles + 0.0  # + 0.0: no -0.0 angles
-    return out
-
-
-def _half_angle(sine: FloatArray, cosine: FloatArray) -> FloatArray:
-    """``atan2(sine, cosine)``, or 0 where both are within machine epsilon of 0 (Drake)."""
-    locked = (np.abs(sine) <= _GIMBAL_LOCK_EPS) & (np.abs(cosine) <= _GIMBAL_LOCK_EPS)
-    out: FloatArray = np.where(locked, 0.0, np.arctan2(sine, cosine))
-    return out
-
-
-def _principal(angle: FloatArray) -> FloatArray:
-    """``angle`` in ``(-2π, 2π)`` moved into ``[-π, π]`` by at most one ``±2π`` (Drake)."""
-    out: FloatArray = np.where(angle > np.pi, angle - 2.0 * np.pi,
-                               np.where(angle < -np.pi, angle + 2.0 * np.pi, angle))
-    return out
 
 
 def rpy_floating_qdot_to_velocity_matrix(q: ArrayLike) -> FloatArray:

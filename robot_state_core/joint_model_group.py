@@ -10,12 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import numpy as np
-from numpy.typing import NDArray
-
-IntArray = NDArray[np.intp]
-
-
+from robot_state_core._typing import IntArray
+from robot_state_core.errors import UnknownNameError
 
 
 @dataclass(frozen=True)
@@ -89,8 +85,6 @@ class JointModelGroup:
         Raises:
             UnknownNameError: No such named state in this group.
         """
-        from robot_state_core.errors import UnknownNameError
-
         if name not in self.named_states:
             raise UnknownNameError(name, f'named state of group {self.name!r}',
                                    self.named_states)

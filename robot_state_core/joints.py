@@ -20,8 +20,9 @@ import math
 
 import numpy as np
 
+from robot_state_core._typing import FloatArray
 from robot_state_core.errors import InvalidArgumentError, InvalidTypeError
-from robot_state_core.transforms import as_pose, FloatArray
+from robot_state_core.spatial import as_pose
 
 _IDENTITY = np.eye(4)
 

@@ -20,31 +20,39 @@ then a two-column rotation mix or a translation). Both give the same poses to ~1
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import math
-from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-from robot_state_core._typing import all_finite, as_finite_float, as_float_array, as_index
-from robot_state_core._typing import read_only as _ro
-from robot_state_core.errors import InvalidArgumentError, InvalidTypeError
-from robot_state_core.joint_kernels import rpy_from_rotation
-from robot_state_core.joints import JointType
-from robot_state_core.transforms import (
-    check_quat_xyzw,
+from robot_state_core._typing import (
+    all_finite,
+    as_finite_float,
+    as_float_array,
+    as_index,
+    BoolArray,
     FloatArray,
+    IntArray,
+)
+from robot_state_core._typing import read_only as _ro
+from robot_state_core.errors import InvalidArgumentError, InvalidTypeError, ModelMismatchError
+from robot_state_core.joints import JointType
+from robot_state_core.robot_model import RobotModel
+from robot_state_core.scene_graph import SceneGraph
+from robot_state_core.spatial import (
+    check_quat_xyzw,
+    plane_basis,
     quat_xyzw_from_rotation,
     rotation_exp,
     rotation_from_quat_xyzw,
     rotation_from_rpy,
     rotation_log,
+    rotation_onto_axis,
+    rpy_from_rotation,
     skew,
+    wrap_angle,
 )
-
-IntArray = NDArray[np.intp]
-BoolArray = NDArray[np.bool_]
 
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
 
@@ -55,23 +63,14 @@ _DENSE_FOLD_MAX_NV = 64
 models fold with index arithmetic, so the plan stays O(links + joints) in memory.'''
 
 
-def _plane_basis(axis: FloatArray) -> FloatArray:
-    """Columns ``[e1, e2, n]``: a right-handed basis with ``n`` the plane normal.
-
-    ``e1`` is the joint-frame x axis projected onto the plane (the y axis when x is normal to
-    the plane), so an axis of ``z`` gives the identity (MoveIt's and Pinocchio's planar joint).
-    """
-    n = axis / np.linalg.norm(axis)
-    e1 = np.array([1.0, 0.0, 0.0]) - n[0] * n
-    if np.linalg.norm(e1) < 1e-9:
-        e1 = np.array([0.0, 1.0, 0.0]) - n[1] * n
-    e1 /= np.linalg.norm(e1)
-    return np.stack([e1, np.cross(n, e1), n], axis=1)
-
-
 @dataclass(frozen=True)
 class KinematicsPlan:
-    """Index arrays and constants derived once per model (cached on the model)."""
+    """Every per-model table of FK, Jacobians and configuration-space maps, compiled once.
+
+    Built by :func:`plan` on first use and owned by the model (``RobotModel.derived``); the
+    single and the batched FK, the Jacobian, ``integrate``/``difference`` and IK's kernel
+    compiler read it. Arrays are read-only.
+    """
 
     link_count: int  # L
     joint_count: int  # J
@@ -106,18 +105,21 @@ class KinematicsPlan:
     mimic_source_v: IntArray  # (m,)
     mimic_multiplier: FloatArray
     mimic_fold: FloatArray | None  # (nv, nv): J_folded = J @ mimic_fold; None for large nv
+    angle_variables: IntArray  # q indices of angles that wrap (continuous, planar theta)
+    structured: _StructuredPlan  # per-level joint groups of the batched FK
+    link_columns: dict[int, _LinkColumns] = field(default_factory=dict, compare=False,
+                                                  repr=False)
+    '''Jacobian structure per link, filled on first use (bounded, see
+    ``_LINK_COLUMNS_CACHE_SIZE``): the only mutable part, a cache of pure functions of the
+    model.'''
 
 
-def plan(model: Any) -> KinematicsPlan:
-    """The cached :class:`KinematicsPlan` of ``model`` (built on first use)."""
-    cached = model.__dict__.get('_kinematics_plan')
-    if cached is None:
-        cached = _build_plan(model)
-        model.__dict__['_kinematics_plan'] = cached
-    return cached  # type: ignore[no-any-return]
+def plan(model: RobotModel) -> KinematicsPlan:
+    """The :class:`KinematicsPlan` of ``model`` (compiled on first use, owned by the model)."""
+    return model.derived(_build_plan)
 
 
-def _build_plan(model: Any) -> KinematicsPlan:
+def _build_plan(model: RobotModel) -> KinematicsPlan:
     J, L, nq, nv = model.joint_count, model.link_count, model.nq, model.nv
     types = model.joint_types
     X_PJ = np.asarray(model.joint_origins)
@@ -167,7 +169,7 @@ def _build_plan(model: Any) -> KinematicsPlan:
             v_axis[v0] = axes[j]
             q_of_v[v0] = q0
         elif t is JointType.PLANAR:
-            P = _plane_basis(axes[j])
+            P = plane_basis(axes[j])
             v_axis[v0:v0 + 3] = P.T
             v_rot[v0 + 2] = True
             v_in_f[v0:v0 + 3] = True
@@ -192,7 +194,7 @@ def _build_plan(model: Any) -> KinematicsPlan:
         coefficients_soa=_ro(B.reshape(4, J, 16).transpose(1, 2, 0)),
         one_dof=_ro(one_dof, np.intp), one_dof_q=_ro(theta_index[one_dof], np.intp),
         planar=_ro(planar, np.intp), planar_q=_ro(q_slices(planar, 3), np.intp),
-        planar_basis=_ro(np.stack([_plane_basis(axes[j]) for j in planar]) if planar.size
+        planar_basis=_ro(np.stack([plane_basis(axes[j]) for j in planar]) if planar.size
                          else np.zeros((0, 3, 3))),
         floating=_ro(idx[JointType.FLOATING], np.intp),
         floating_q=_ro(q_slices(idx[JointType.FLOATING], 7), np.intp),
@@ -209,7 +211,8 @@ def _build_plan(model: Any) -> KinematicsPlan:
         mimic_source_v=_ro(mimic_src_v, np.intp),
         mimic_multiplier=_ro(np.asarray(model.mimic_multiplier)),
         mimic_fold=_ro(_fold_matrix(nv, mimic_v, mimic_src_v, np.asarray(model.mimic_multiplier)))
-        if nv <= _DENSE_FOLD_MAX_NV else None)
+        if nv <= _DENSE_FOLD_MAX_NV else None,
+        angle_variables=_angle_variables(model), structured=_build_structured_plan(model))
 
 
 def _fold_matrix(nv: int, mimic_v: IntArray, source_v: IntArray, mult: FloatArray) -> FloatArray:
@@ -220,7 +223,7 @@ def _fold_matrix(nv: int, mimic_v: IntArray, source_v: IntArray, mult: FloatArra
     return M
 
 
-def _check_q(model: Any, q: ArrayLike, function: str, name: str = 'q'
+def _check_q(model: RobotModel, q: ArrayLike, function: str, name: str = 'q'
              ) -> tuple[FloatArray, KinematicsPlan]:
     """``q`` as float64 ``(..., nq)``, finite, with usable quaternions; and the model's plan.
 
@@ -241,7 +244,7 @@ def _check_q(model: Any, q: ArrayLike, function: str, name: str = 'q'
     if not (math.isfinite(sum(a.tolist())) if len(shape) == 1 and shape[0] <= 64
             else all_finite(a)):
         raise InvalidArgumentError(f'{function}: {name} contains NaN or inf')
-    p = model.__dict__.get('_kinematics_plan') or plan(model)
+    p = model.derived(_build_plan)
     if p.floating.size:
         check_quat_xyzw(a[..., p.floating_q[:, 3:]], function,
                         f'{name}: the quaternion (rot_x, rot_y, rot_z, rot_w)',
@@ -272,7 +275,7 @@ def _broadcast(a: FloatArray, b: FloatArray, function: str, name: str) -> tuple[
                                    f'broadcast against {a.shape[:-1]}') from err
 
 
-def _check_link(model: Any, link: object, function: str) -> int:
+def _check_link(model: RobotModel, link: object, function: str) -> int:
     """A link name or index as a validated index (negative and float indices are refused)."""
     if isinstance(link, str):
         return int(model.link_index(link))
@@ -282,7 +285,7 @@ def _check_link(model: Any, link: object, function: str) -> int:
 # ---------------------------------------------------------------------------- local transforms
 
 
-def local_joint_transforms(model: Any, q: ArrayLike) -> FloatArray:
+def local_joint_transforms(model: RobotModel, q: ArrayLike) -> FloatArray:
     """``X_PC(q)`` of every joint: the child link's pose in its parent link.
 
     Args:
@@ -300,7 +303,7 @@ def local_joint_transforms(model: Any, q: ArrayLike) -> FloatArray:
     return X.reshape(batch + X.shape[1:])
 
 
-def _local_single(model: Any, p: KinematicsPlan, q: FloatArray) -> FloatArray:
+def _local_single(model: RobotModel, p: KinematicsPlan, q: FloatArray) -> FloatArray:
     J = p.joint_count
     # No mask needed: the coefficients of joints without one variable are zero (and q is
     # finite), so whatever variable their theta_index reads contributes nothing.
@@ -318,7 +321,7 @@ def _local_single(model: Any, p: KinematicsPlan, q: FloatArray) -> FloatArray:
     return X
 
 
-def _local_soa(model: Any, p: KinematicsPlan, q: FloatArray) -> FloatArray:
+def _local_soa(model: RobotModel, p: KinematicsPlan, q: FloatArray) -> FloatArray:
     """Local transforms in structure-of-arrays layout ``(J, 4, 4, N)`` for ``q`` ``(N, nq)``."""
     J, N = model.joint_count, q.shape[0]
     coef = np.zeros((J, 4, N))
@@ -337,7 +340,7 @@ def _local_soa(model: Any, p: KinematicsPlan, q: FloatArray) -> FloatArray:
     return X
 
 
-def _multi_dof_transforms(model: Any, p: KinematicsPlan, q: FloatArray,
+def _multi_dof_transforms(model: RobotModel, p: KinematicsPlan, q: FloatArray,
                           X: FloatArray) -> FloatArray:
     X_PJ = np.asarray(model.joint_origins)
     motions = []
@@ -375,7 +378,7 @@ def _multi_dof_transforms(model: Any, p: KinematicsPlan, q: FloatArray,
 # ---------------------------------------------------------------------------- forward kinematics
 
 
-def forward_kinematics(model: Any, q: ArrayLike) -> FloatArray:
+def forward_kinematics(model: RobotModel, q: ArrayLike) -> FloatArray:
     """Pose of every link in the model frame.
 
     Args:
@@ -393,7 +396,73 @@ def forward_kinematics(model: Any, q: ArrayLike) -> FloatArray:
     return X.reshape(qa.shape[:-1] + X.shape[1:])
 
 
-def compose_link_poses(model: Any, X_PC: FloatArray) -> FloatArray:
+class KinematicsData:
+    """Per-evaluation results of one model (Pinocchio's ``Data``; design study's workspace).
+
+    The model holds what never changes (its arrays and :class:`KinematicsPlan`); a data
+    object holds what one evaluation produces. :func:`update_forward_kinematics` fills it; a
+    :class:`~robot_state_core.robot_state.RobotState` owns one. Each update stores *new*
+    arrays, so arrays handed out from an earlier update keep their values.
+
+    Attributes:
+        model: The model the data belongs to.
+        X_PC: ``(J, 4, 4)`` local joint transforms of the last update (child link in parent
+            link); zeros before the first.
+        X_WL: ``(L, 4, 4)`` link poses in the model frame of the last update; zeros before
+            the first.
+
+    Raises:
+        InvalidTypeError: ``model`` is not a :class:`RobotModel`.
+    """
+
+    __slots__ = ('X_PC', 'X_WL', 'model')
+
+    def __init__(self, model: RobotModel) -> None:
+        if not isinstance(model, RobotModel):
+            raise InvalidTypeError(f'KinematicsData: model must be a RobotModel, got '
+                                   f'{type(model).__name__}')
+        self.model = model
+        self.X_PC: FloatArray = np.zeros((model.joint_count, 4, 4))
+        self.X_WL: FloatArray = np.zeros((model.link_count, 4, 4))
+
+    def copy(self) -> KinematicsData:
+        """An independent copy (same model, copied arrays)."""
+        other = KinematicsData.__new__(KinematicsData)
+        other.model, other.X_PC, other.X_WL = self.model, self.X_PC.copy(), self.X_WL.copy()
+        return other
+
+
+def update_forward_kinematics(model: RobotModel, data: KinematicsData,
+                              q: ArrayLike) -> FloatArray:
+    """FK of one configuration into ``data`` (Pinocchio ``forwardKinematics(model, data, q)``).
+
+    The same kernel as :func:`forward_kinematics` for a single configuration.
+
+    Args:
+        model: The robot model.
+        data: The model's :class:`KinematicsData`; ``data.X_PC`` and ``data.X_WL`` are
+            replaced by new arrays.
+        q: ``(nq,)`` joint positions.
+
+    Returns:
+        ``data.X_WL`` ``(L, 4, 4)``.
+
+    Raises:
+        InvalidArgumentError: ``q`` is malformed, or is a batch.
+        ModelMismatchError: ``data`` belongs to another model.
+    """
+    if data.model is not model:
+        raise ModelMismatchError('update_forward_kinematics: data belongs to another model')
+    qa, p = _check_q(model, q, 'update_forward_kinematics')
+    if qa.ndim != 1:
+        raise InvalidArgumentError(f'update_forward_kinematics: q must have shape '
+                                   f'({model.nq},), got {qa.shape}')
+    data.X_PC = _local_single(model, p, qa)
+    data.X_WL = _compose_single(p, p.link_count, data.X_PC)
+    return data.X_WL
+
+
+def compose_link_poses(model: RobotModel, X_PC: FloatArray) -> FloatArray:
     """Compose local joint transforms ``(..., J, 4, 4)`` into link poses ``(..., L, 4, 4)``.
 
     Raises:
@@ -436,7 +505,7 @@ _EYE4 = np.eye(4)
 _EYE4_STACK = _EYE4[None]
 
 
-def _compose_soa(model: Any, p: KinematicsPlan, X_PC: FloatArray) -> FloatArray:
+def _compose_soa(model: RobotModel, p: KinematicsPlan, X_PC: FloatArray) -> FloatArray:
     """Level sweep in structure-of-arrays layout: ``(J, 4, 4, N)`` -> ``(L, 4, 4, N)``."""
     L, N = model.link_count, X_PC.shape[-1]
     X = np.empty((L, 4, 4, N))
@@ -457,7 +526,7 @@ def _compose_soa(model: Any, p: KinematicsPlan, X_PC: FloatArray) -> FloatArray:
     return X
 
 
-def forward_kinematics_soa(model: Any, q: ArrayLike) -> FloatArray:
+def forward_kinematics_soa(model: RobotModel, q: ArrayLike) -> FloatArray:
     """Batched FK in structure-of-arrays layout (the fastest form for large batches).
 
     Args:
@@ -472,7 +541,7 @@ def forward_kinematics_soa(model: Any, q: ArrayLike) -> FloatArray:
     return _forward_kinematics_structured(model, flat)
 
 
-def link_pose(model: Any, q: ArrayLike, link: str | int) -> FloatArray:
+def link_pose(model: RobotModel, q: ArrayLike, link: str | int) -> FloatArray:
     """``X_WL`` ``(..., 4, 4)`` of one link (computes all links; cache the full FK instead).
 
     Raises:
@@ -490,7 +559,7 @@ def link_pose(model: Any, q: ArrayLike, link: str | int) -> FloatArray:
 _LINK_ORIGIN = (0.0, 0.0, 0.0)
 
 
-def jacobian(model: Any, q: ArrayLike, link: str | int, point_L: ArrayLike = _LINK_ORIGIN,
+def jacobian(model: RobotModel, q: ArrayLike, link: str | int, point_L: ArrayLike = _LINK_ORIGIN,
              X_WL: FloatArray | None = None) -> FloatArray:
     """Jacobian of a point fixed on a link, with respect to every velocity variable.
 
@@ -563,8 +632,8 @@ class _LinkColumns:
     R_PJ: FloatArray  # (f, 3, 3) their joint-origin rotations
 
 
-def _link_columns(model: Any, p: KinematicsPlan, link: int) -> _LinkColumns:
-    cache: dict[int, _LinkColumns] = model.__dict__.setdefault('_jacobian_columns', {})
+def _link_columns(model: RobotModel, p: KinematicsPlan, link: int) -> _LinkColumns:
+    cache = p.link_columns
     cached = cache.get(link)
     if cached is None:
         path = []  # joints on the path root -> link (O(depth), once per link)
@@ -589,7 +658,7 @@ def _link_columns(model: Any, p: KinematicsPlan, link: int) -> _LinkColumns:
     return cached
 
 
-def fold_mimic_columns(model: Any, J: FloatArray) -> FloatArray:
+def fold_mimic_columns(model: RobotModel, J: FloatArray) -> FloatArray:
     """Add each mimic joint's column, times its multiplier, to its source column (a copy).
 
     The mimic columns themselves are zeroed: the result maps the *independent* velocities.
@@ -612,7 +681,7 @@ def fold_mimic_columns(model: Any, J: FloatArray) -> FloatArray:
     return out
 
 
-def velocity_indices_of_joints(model: Any, joint_indices: ArrayLike) -> IntArray:
+def velocity_indices_of_joints(model: RobotModel, joint_indices: ArrayLike) -> IntArray:
     """Velocity-variable indices of the given joints, in order."""
     index = np.asarray(joint_indices, dtype=np.intp)
     starts = np.asarray(model.joint_v_start)[index]
@@ -626,7 +695,7 @@ def velocity_indices_of_joints(model: Any, joint_indices: ArrayLike) -> IntArray
 # ---------------------------------------------------------------------------- configuration space
 
 
-def integrate(model: Any, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> FloatArray:
+def integrate(model: RobotModel, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> FloatArray:
     """``q ⊕ v dt``: move along velocity ``v`` for ``dt`` seconds (exact on SO(3) parts).
 
     Args:
@@ -671,7 +740,7 @@ def integrate(model: Any, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> FloatA
     return out
 
 
-def difference(model: Any, q0: ArrayLike, q1: ArrayLike) -> FloatArray:
+def difference(model: RobotModel, q0: ArrayLike, q1: ArrayLike) -> FloatArray:
     """The velocity ``v`` with ``integrate(q0, v) == q1`` (shortest arc for angles).
 
     Args:
@@ -690,8 +759,8 @@ def difference(model: Any, q0: ArrayLike, q1: ArrayLike) -> FloatArray:
     simple = p.q_of_v >= 0
     d = b[..., p.q_of_v[simple]] - a[..., p.q_of_v[simple]]
     wrap = np.asarray(model.variable_bounded)[p.q_of_v[simple]] == False  # noqa: E712
-    wrap &= np.isin(np.arange(model.nq)[p.q_of_v[simple]], _angle_variables(model))
-    d = np.where(wrap, (d + np.pi) % (2 * np.pi) - np.pi, d)
+    wrap &= np.isin(np.arange(model.nq)[p.q_of_v[simple]], p.angle_variables)
+    d = np.where(wrap, wrap_angle(d), d)
     out[..., simple] = d
     for joints, qs, kind in ((p.floating, p.floating_q, 'floating'), (p.rpy, p.rpy_q, 'rpy')):
         if not joints.size:
@@ -710,17 +779,14 @@ def difference(model: Any, q0: ArrayLike, q1: ArrayLike) -> FloatArray:
     return out
 
 
-def _angle_variables(model: Any) -> IntArray:
-    """Q indices of angles that wrap: continuous joints and planar theta."""
-    cached = model.__dict__.get('_angle_variables')
-    if cached is None:
-        idx = [int(model.joint_q_start[j]) for j, t in enumerate(model.joint_types)
-               if t is JointType.CONTINUOUS]
-        idx += [int(model.joint_q_start[j]) + 2 for j, t in enumerate(model.joint_types)
-                if t is JointType.PLANAR]
-        cached = _ro(sorted(idx), np.intp)
-        model.__dict__['_angle_variables'] = cached
-    return cached  # type: ignore[no-any-return]
+def _angle_variables(model: RobotModel) -> IntArray:
+    """Q indices of angles that wrap: continuous joints and planar theta (once per model)."""
+    idx = [int(model.joint_q_start[j]) for j, t in enumerate(model.joint_types)
+           if t is JointType.CONTINUOUS]
+    idx += [int(model.joint_q_start[j]) + 2 for j, t in enumerate(model.joint_types)
+            if t is JointType.PLANAR]
+    out: IntArray = _ro(sorted(idx), np.intp)
+    return out
 
 
 # ---------------------------------------------------------------------------- scene state (SG-49)
@@ -742,7 +808,8 @@ class SceneState:
     joint_transforms: dict[str, FloatArray]
 
 
-def compute_scene_state(model: Any, joint_values: Any = None) -> SceneState:
+def compute_scene_state(model: RobotModel | SceneGraph,
+                        joint_values: Mapping[str, object] | None = None) -> SceneState:
     """Compute a :class:`SceneState` from joint values (SG-49; tesseract's state solver).
 
     Args:
@@ -755,8 +822,6 @@ def compute_scene_state(model: Any, joint_values: Any = None) -> SceneState:
     Raises:
         UnknownNameError: A name is neither a variable nor a joint of the model.
     """
-    from robot_state_core.robot_model import RobotModel
-
     if not isinstance(model, RobotModel):
         model = RobotModel.from_scene_graph(model)
     q = np.array(model.default_positions, dtype=np.float64)
@@ -804,20 +869,6 @@ class _StructuredPlan:
     levels: tuple[tuple[_LevelGroup | None, ...], ...]  # (fixed, revolute, prismatic, other)
 
 
-def _axis_frame(axis: FloatArray) -> FloatArray:
-    """A rotation U with U @ z = axis (identity for z)."""
-    z = np.array([0.0, 0.0, 1.0])
-    a = axis / np.linalg.norm(axis)
-    if np.allclose(a, z):
-        return np.eye(3)
-    if np.allclose(a, -z):
-        return np.diag([1.0, -1.0, -1.0])
-    v = np.cross(z, a)
-    K = skew(v)
-    out: FloatArray = np.eye(3) + K + K @ K * (1.0 / (1.0 + float(a @ z)))
-    return out
-
-
 def _as_slice(index: IntArray) -> IntArray | slice:
     """``slice(a, a + m)`` when ``index`` is ``a, a + 1, ..., a + m - 1``, else a copy."""
     if index.size and np.array_equal(index, np.arange(index[0], index[0] + index.size)):
@@ -826,10 +877,7 @@ def _as_slice(index: IntArray) -> IntArray | slice:
     return out
 
 
-def _structured_plan(model: Any) -> _StructuredPlan:
-    cached = model.__dict__.get('_structured_plan')
-    if cached is not None:
-        return cached  # type: ignore[no-any-return]
+def _build_structured_plan(model: RobotModel) -> _StructuredPlan:
     X_PJ = np.asarray(model.joint_origins)
     axes = np.asarray(model.joint_axes)
     parent = np.asarray(model.joint_parent_link)
@@ -848,7 +896,7 @@ def _structured_plan(model: Any) -> _StructuredPlan:
             pre = X_PJ[js].copy()
             post = None
             if kind == 1:
-                U = np.stack([_axis_frame(axes[j]) for j in js])  # plan time only
+                U = np.stack([rotation_onto_axis(axes[j]) for j in js])  # plan time only
                 pre[:, :3, :3] = pre[:, :3, :3] @ U
                 if not np.allclose(U, np.eye(3)):
                     post = _ro(np.swapaxes(U, -1, -2))
@@ -857,12 +905,10 @@ def _structured_plan(model: Any) -> _StructuredPlan:
                                       _ro(child[js], np.intp), _ro(pre), post,
                                       _ro(q_index, np.intp), _ro(axes[js])))
         levels.append(tuple(groups))
-    plan_ = _StructuredPlan(tuple(levels))
-    model.__dict__['_structured_plan'] = plan_
-    return plan_
+    return _StructuredPlan(tuple(levels))
 
 
-def _forward_kinematics_structured(model: Any, Q: FloatArray) -> FloatArray:
+def _forward_kinematics_structured(model: RobotModel, Q: FloatArray) -> FloatArray:
     """Batched FK ``(N, nq)`` -> ``(L, 4, 4, N)`` exploiting each joint's structure.
 
     Per tree level: ``A = X_WP @ X_PJ U`` (a product with a constant matrix), then the joint's
@@ -870,7 +916,8 @@ def _forward_kinematics_structured(model: Any, Q: FloatArray) -> FloatArray:
     prismatic: a translation along a known column), then ``@ U^T`` for off-z axes. Loops run over
     tree levels and joint kinds only.
     """
-    sp = _structured_plan(model)
+    p = plan(model)
+    sp = p.structured
     L, N = model.link_count, Q.shape[0]
     X = np.empty((L, 4, 4, N))
     X[:, 3, :3] = 0.0
@@ -899,7 +946,6 @@ def _forward_kinematics_structured(model: Any, Q: FloatArray) -> FloatArray:
             X[g.children, :3] = A
         if other is not None:  # planar / floating / rpy_floating: generic product
             dense = np.broadcast_to(np.eye(4), (N, model.joint_count, 4, 4)).copy()
-            p = plan(model)
             dense = _multi_dof_transforms(model, p, Q, dense)
             C = np.moveaxis(dense[:, other.joints], 0, -1)  # (m, 4, 4, N)
             P = X[other.parents]

@@ -20,20 +20,22 @@ Conventions:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 import logging
 import math
 import os
 from pathlib import Path
 import re
-from typing import Any, Literal
+from typing import Any, cast, Literal, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from robot_state_core._typing import FloatArray
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import (
+    ImmutableModelError,
     InvalidArgumentError,
     InvalidTypeError,
     ModelError,
@@ -45,9 +47,8 @@ from robot_state_core.io.srdf import dependency_order, MAX_GROUPS
 from robot_state_core.joint_model_group import JointModelGroup
 from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointLimits, JointType
 from robot_state_core.links import Link
-from robot_state_core.transforms import (
+from robot_state_core.spatial import (
     check_quat_xyzw,
-    FloatArray,
     MAX_COORDINATE,
     QUATERNION_MAX_NORM,
     QUATERNION_MIN_NORM,
@@ -95,6 +96,7 @@ _LOG = logging.getLogger(__name__)
 _TRANSLATION_VARIABLES: dict[JointType, tuple[int, ...]] = {
     JointType.PRISMATIC: (0,), JointType.PLANAR: (0, 1), JointType.FLOATING: (0, 1, 2),
     JointType.RPY_FLOATING: (3, 4, 5)}
+_PlanT = TypeVar('_PlanT')
 
 
 
@@ -191,6 +193,12 @@ class RobotModel:
             ``motion_model``, default ``'holonomic'``), ``''`` for the other types.
         joint_min_translational_distances: (J,) planar ``min_translational_distance`` [m]
             (SRDF, default :data:`DEFAULT_MIN_TRANSLATIONAL_DISTANCE`; used by diff drive).
+
+    Immutability: once constructed, attributes can be neither rebound nor deleted
+    (:class:`~robot_state_core.errors.ImmutableModelError`), and every array is read-only. The
+    tables derived from the model by higher layers (the kinematics plan, the bounds plan, the
+    state plan) are built once on first use by :meth:`derived` and owned by the model in its
+    declared ``_derived`` table; nothing else is ever stored on a model.
     """
 
     # ------------------------------------------------------------------ construction
@@ -255,6 +263,8 @@ class RobotModel:
         self.load_messages: tuple[LoadMessage, ...] = (*getattr(srdf, 'messages', ()),
                                                        *self._messages)
         del self._messages
+        self._derived: dict[Callable[[RobotModel], object], object] = {}
+        self._sealed = True  # the last attribute: from here on the model is immutable
 
     @classmethod
     def from_scene_graph(cls, graph: Any, srdf: Any | None = None,
@@ -286,9 +296,7 @@ class RobotModel:
         result = load_urdf_file(urdf, **load_kwargs)
         model = cls(result.scene_graph, read_srdf_file(srdf) if srdf is not None else None,
                     kinematics)
-        model.load_warnings = result.warnings + model.load_warnings
-        model.load_messages = result.messages + model.load_messages
-        model.unresolved_meshes = result.unresolved_meshes
+        model._record_load_result(result.warnings, result.messages, result.unresolved_meshes)
         return model
 
     @classmethod
@@ -303,15 +311,62 @@ class RobotModel:
         result = load_urdf_string(urdf, **load_kwargs)
         model = cls(result.scene_graph, parse_srdf(srdf, source='robot_description_semantic')
                     if srdf else None, kinematics)
-        model.load_warnings = result.warnings + model.load_warnings
-        model.load_messages = result.messages + model.load_messages
-        model.unresolved_meshes = result.unresolved_meshes
+        model._record_load_result(result.warnings, result.messages, result.unresolved_meshes)
         return model
 
     load_warnings: tuple[str, ...] = ()
     unresolved_meshes: tuple[str, ...] = ()
     srdf_warnings: tuple[str, ...] = ()
     load_messages: tuple[LoadMessage, ...] = ()
+    _sealed: bool = False
+
+    # ------------------------------------------------------------------ immutability
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if self._sealed:
+            raise ImmutableModelError(
+                f'RobotModel {self.name!r}: attribute {name!r} cannot be set; a model is '
+                'immutable once compiled (build a new one from to_scene_graph())')
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if self._sealed:
+            raise ImmutableModelError(f'RobotModel {self.name!r}: attribute {name!r} cannot be '
+                                      'deleted; a model is immutable once compiled')
+        object.__delattr__(self, name)
+
+    def _record_load_result(self, warnings: tuple[str, ...], messages: tuple[LoadMessage, ...],
+                            unresolved_meshes: tuple[str, ...]) -> None:
+        """Store the loader's report, once, right after compiling (``from_urdf_*``).
+
+        Args:
+            warnings: The loader's warnings (they go before the model's own).
+            messages: The loader's messages (likewise).
+            unresolved_meshes: Mesh URIs the loader could not resolve.
+        """
+        object.__setattr__(self, 'load_warnings', warnings + self.load_warnings)
+        object.__setattr__(self, 'load_messages', messages + self.load_messages)
+        object.__setattr__(self, 'unresolved_meshes', unresolved_meshes)
+
+    def derived(self, build: Callable[[RobotModel], _PlanT]) -> _PlanT:
+        """The table ``build(self)``, built on first use and kept by the model.
+
+        Higher layers compile their per-model plans through this (``kinematics.plan``,
+        the bounds and state plans): each ``build`` function runs at most once per model
+        (concurrent first calls may both build; one result is kept for everyone), and its
+        result must be immutable. The model owns the table; nothing is stored on it from
+        outside.
+
+        Args:
+            build: A module-level function of the model returning the plan.
+
+        Returns:
+            The plan ``build`` returned for this model.
+        """
+        plan = self._derived.get(build)
+        if plan is None:
+            plan = self._derived.setdefault(build, build(self))
+        return cast(_PlanT, plan)
 
     def _warn(self, message: str, srdf: bool, kind: str, item: str = '',
               group: str = '') -> None:

@@ -45,10 +45,17 @@ from typing import Any, Literal, TypeAlias
 import warnings
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from robot_state_core import bounds, kinematics
-from robot_state_core._typing import all_finite, as_finite_float, as_float_array, as_index
+from robot_state_core._typing import (
+    all_finite,
+    as_finite_float,
+    as_float_array,
+    as_index,
+    FloatArray,
+    IntArray,
+)
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.attached_body import (
     aabb_of_shapes,
@@ -68,18 +75,17 @@ from robot_state_core.errors import (
 )
 from robot_state_core.geometry.shapes import Shape
 from robot_state_core.ik import IKOptions, IKRequest, solve_ik
-from robot_state_core.joint_kernels import rpy_from_rotation
 from robot_state_core.joint_model_group import JointModelGroup
 from robot_state_core.joints import Joint, JointType
 from robot_state_core.links import Link
 from robot_state_core.robot_model import RobotModel, VariableSelection
 from robot_state_core.rpy_floating import JointContext
-from robot_state_core.transforms import (
+from robot_state_core.spatial import (
     as_pose,
     check_quat_xyzw,
-    FloatArray,
     quat_xyzw_from_rotation,
     rotation_log,
+    rpy_from_rotation,
 )
 
 __all__ = [
@@ -90,7 +96,6 @@ __all__ = [
 ]
 
 _LOG = logging.getLogger(__name__)
-IntArray = NDArray[np.intp]
 Unknown: TypeAlias = Literal['raise', 'ignore']
 GroupLike: TypeAlias = 'str | JointModelGroup'
 VariableKey: TypeAlias = 'str | int'
@@ -148,12 +153,8 @@ class _StatePlan:
 
 
 def _state_plan(model: RobotModel) -> _StatePlan:
-    cached = model.__dict__.get('_robot_state_plan')
-    if cached is None:
-        cached = _build_state_plan(model)
-        model.__dict__['_robot_state_plan'] = cached
-    out: _StatePlan = cached
-    return out
+    """The :class:`_StatePlan` of ``model`` (compiled on first use, owned by the model)."""
+    return model.derived(_build_state_plan)
 
 
 
@@ -379,8 +380,7 @@ class RobotState:
         self._has_v = self._has_a = self._has_e = False
         self._rng_source = rng
         self._rng: np.random.Generator | None = None
-        self._X_PC: FloatArray = np.zeros((model.joint_count, 4, 4))
-        self._X_WL: FloatArray = np.zeros((model.link_count, 4, 4))
+        self._data = kinematics.KinematicsData(model)  # link poses of the last FK
         self._X_WG: FloatArray = np.zeros((self._plan.geometry_link.size, 4, 4))
         self._attached: dict[str, AttachedBody] = {}
         self._attached_poses: dict[str, AttachedBodyPoses] = {}
@@ -456,7 +456,7 @@ class RobotState:
         self._check_same_model(other, 'copy_from')
         self._q[:], self._v[:], self._ae[:] = other._q, other._v, other._ae
         # New cache arrays: views handed out earlier keep their (then current) values.
-        self._X_PC, self._X_WL = other._X_PC.copy(), other._X_WL.copy()
+        self._data = other._data.copy()
         self._X_WG = other._X_WG.copy()
         self._has_v, self._has_a, self._has_e = other._has_v, other._has_a, other._has_e
         self._dirty_links, self._dirty_collision = other._dirty_links, other._dirty_collision
@@ -945,14 +945,13 @@ class RobotState:
 
     def _links(self) -> FloatArray:
         if self._dirty_links:
-            self._X_PC = kinematics.local_joint_transforms(self._model, self._q)
-            self._X_WL = kinematics.compose_link_poses(self._model, self._X_PC)
+            kinematics.update_forward_kinematics(self._model, self._data, self._q)
             self._dirty_links = False
-        return self._X_WL
+        return self._data.X_WL
 
     def _local_transforms(self) -> FloatArray:
         self._links()
-        return self._X_PC
+        return self._data.X_PC
 
     def _collision(self) -> FloatArray:
         X_WL = self._links()

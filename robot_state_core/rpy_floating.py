@@ -36,6 +36,7 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike
 
+from robot_state_core._typing import FloatArray
 from robot_state_core.errors import InvalidArgumentError, SingularityError
 from robot_state_core.joint_kernels import (
     rpy_floating_map_qdot_to_velocity,
@@ -46,7 +47,6 @@ from robot_state_core.joint_kernels import (
     RPY_WARNING_COS_TOL,
 )
 from robot_state_core.joints import JOINT_TYPE_INFO, JointType
-from robot_state_core.transforms import FloatArray
 
 __all__ = [
     'JointContext',

@@ -36,11 +36,11 @@ import os
 
 import numpy as np
 
+from robot_state_core._typing import FloatArray
 from robot_state_core.acm import AllowedCollisionMatrix
 from robot_state_core.errors import InvalidArgumentError, InvalidTypeError, UnknownNameError
 from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointLimits, JointType
 from robot_state_core.links import Link
-from robot_state_core.transforms import FloatArray
 
 _LOG = logging.getLogger(__name__)
 

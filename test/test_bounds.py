@@ -734,9 +734,9 @@ def test_inputs_are_validated(model: RobotModel) -> None:
 def test_plan_is_cached_per_model(model: RobotModel) -> None:
     """Index arrays are built once per model and are read-only."""
     bounds.velocity_limits_v(model)
-    plan = model.__dict__['_bounds_plan']
+    plan = bounds._plan(model)  # owned by the model (RobotModel.derived), built once
     bounds.satisfies_position_bounds(model, model.default_positions)
-    assert model.__dict__['_bounds_plan'] is plan
+    assert bounds._plan(model) is plan
     assert not plan.bounded.flags.writeable
 
 

@@ -50,8 +50,8 @@ def poison(state: RobotState, links: bool = True) -> None:
     """Bring the caches up to date, then fill every cached transform with the sentinel."""
     state.update()
     if links:
-        state._X_PC[...] = SENTINEL
-        state._X_WL[...] = SENTINEL
+        state._data.X_PC[...] = SENTINEL  # the KinematicsData the state owns
+        state._data.X_WL[...] = SENTINEL
     state._X_WG[...] = SENTINEL
     state._attached_poses = {name: AttachedBodyPoses(
         np.full((4, 4), SENTINEL), np.full(p.X_WS.shape, SENTINEL), p.subframe_names,

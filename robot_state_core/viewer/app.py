@@ -33,12 +33,13 @@ import math
 import re
 import threading
 import time
-from typing import Any, TypeAlias
+from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 import viser
 
+from robot_state_core._typing import FloatArray
 from robot_state_core.errors import InvalidArgumentError, UnknownNameError
 from robot_state_core.geometry.shapes import Box, Shape
 from robot_state_core.joints import JointType
@@ -69,7 +70,6 @@ __all__ = ['COLLIDING_RGB', 'WORLD_RGB', 'CollisionStatus', 'IKFeedback', 'Robot
 
 _LOG = logging.getLogger(__name__)
 
-FloatArray: TypeAlias = NDArray[np.float64]
 
 COLLIDING_RGB: tuple[int, int, int] = (230, 30, 30)
 '''Colour of links in collision (and of contact points).'''

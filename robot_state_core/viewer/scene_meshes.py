@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 import numpy as np
-from numpy.typing import NDArray
 import trimesh
 
+from robot_state_core._typing import FloatArray, Int64Array
 from robot_state_core.errors import RobotStateCoreError
 from robot_state_core.geometry import meshes
 from robot_state_core.geometry.shapes import (
@@ -42,8 +42,6 @@ from robot_state_core.robot_model import RobotModel
 __all__ = ['COLLISION_COLOR', 'PLACEHOLDER_COLOR', 'ElementMesh', 'element_meshes',
            'shape_triangles']
 
-FloatArray: TypeAlias = NDArray[np.float64]
-IntArray: TypeAlias = NDArray[np.int64]
 Rgba: TypeAlias = tuple[float, float, float, float]
 
 COLLISION_COLOR: Rgba = (0.35, 0.55, 0.95, 0.45)
@@ -75,18 +73,18 @@ class ElementMesh:
     role: Literal['visual', 'collision']
     index: int
     vertices: FloatArray
-    faces: IntArray
+    faces: Int64Array
     X_LE: FloatArray
     rgba: Rgba
     placeholder: bool = False
 
 
-def _trimesh_arrays(mesh: trimesh.Trimesh) -> tuple[FloatArray, IntArray]:
+def _trimesh_arrays(mesh: trimesh.Trimesh) -> tuple[FloatArray, Int64Array]:
     return (np.asarray(mesh.vertices, dtype=np.float64),
             np.asarray(mesh.faces, dtype=np.int64))
 
 
-def shape_triangles(shape: Shape) -> tuple[FloatArray, IntArray]:
+def shape_triangles(shape: Shape) -> tuple[FloatArray, Int64Array]:
     """Triangles of a shape in its own frame (shape conventions of :mod:`geometry.shapes`).
 
     Args:
@@ -144,7 +142,7 @@ def _collision_box(link: Link) -> tuple[FloatArray, FloatArray] | None:
     return points.min(axis=0), points.max(axis=0)
 
 
-def _placeholder(link: Link, X_LE: FloatArray) -> tuple[FloatArray, IntArray, FloatArray]:
+def _placeholder(link: Link, X_LE: FloatArray) -> tuple[FloatArray, Int64Array, FloatArray]:
     """Box vertices/faces and their pose in the link frame for an unreadable visual."""
     box = _collision_box(link)
     v, f = _trimesh_arrays(trimesh.creation.box(extents=(1.0, 1.0, 1.0)))
