@@ -71,14 +71,12 @@ from robot_state_core.errors import (
     RobotStateCoreError,
     UnknownNameError,
 )
+from robot_state_core.joint_kernels import multi_dof_motion, one_dof_motion_coefficients
 from robot_state_core.joints import JointType
 from robot_state_core.spatial import (
     check_quat_xyzw,
     rigid_inverse,
-    rotation_from_quat_xyzw,
-    rotation_from_rpy,
     rotation_log_and_angle,
-    skew,
     wrap_angle,
 )
 
@@ -418,13 +416,7 @@ def _compile_kernel(model: Any, group: Any, tips: tuple[int, ...],
         theta_z.append(z_of_q[src])
         theta_mult.append(mult)
         theta_off.append(off)
-        coefficients[r, 0] = np.eye(4)
-        if types[j] is JointType.PRISMATIC:
-            coefficients[r, 3, :3, 3] = axes[j]
-        else:
-            K = skew(axes[j])
-            coefficients[r, 1, :3, :3] = K
-            coefficients[r, 2, :3, :3] = K @ K
+        coefficients[r] = one_dof_motion_coefficients(types[j], axes[j])
     multi = [i for i, j in enumerate(moving) if types[j] in _MULTI_DOF]
     multi_z, multi_basis = [], []
     for i in multi:
@@ -565,25 +557,6 @@ def _constants(model: Any, entry: _KernelCache, q: FloatArray) -> _Constants:
 # ------------------------------------------------------------------------------ iteration kernels
 
 
-def _multi_motion(kind: JointType, q: FloatArray, basis: FloatArray) -> FloatArray:
-    """Motion ``M(q)`` ``(R, 4, 4)`` of a planar/floating/rpy joint in its joint frame."""
-    M = np.zeros((q.shape[0], 4, 4))
-    M[:, 3, 3] = 1.0
-    if kind is JointType.PLANAR:
-        c, s = np.cos(q[:, 2]), np.sin(q[:, 2])
-        Rz = np.zeros((q.shape[0], 3, 3))
-        Rz[:, 0, 0], Rz[:, 0, 1], Rz[:, 1, 0], Rz[:, 1, 1], Rz[:, 2, 2] = c, -s, s, c, 1.0
-        M[:, :3, :3] = basis @ Rz @ basis.T
-        M[:, :3, 3] = q[:, 0:1] * basis[:, 0] + q[:, 1:2] * basis[:, 1]
-    elif kind is JointType.FLOATING:
-        M[:, :3, :3] = rotation_from_quat_xyzw(q[:, 3:7])
-        M[:, :3, 3] = q[:, 0:3]
-    else:
-        M[:, :3, :3] = rotation_from_rpy(q[:, 0:3])
-        M[:, :3, 3] = q[:, 3:6]
-    return M
-
-
 @dataclass(frozen=True)
 class _RowConstants:
     """Constants laid out for a set of rows (joint/tip-major).
@@ -644,7 +617,7 @@ def _tip_poses(k: _Kernel, z: FloatArray, rc: _RowConstants
             L[k.one_dof] = L1
     motions = []
     for r, i in enumerate(k.multi):
-        M = _multi_motion(k.multi_types[r], z[:, k.multi_z[r]], k.multi_basis[r])
+        M = multi_dof_motion(k.multi_types[r], z[:, k.multi_z[r]], k.multi_basis[r])
         motions.append(M)
         L[i] = rc.local[i] @ M
     Y = np.empty_like(L)

@@ -25,11 +25,19 @@ from numpy.typing import ArrayLike
 
 from robot_state_core._typing import FloatArray
 from robot_state_core.errors import InvalidArgumentError, SingularityError
-from robot_state_core.spatial import pose_from_xyz_rpy, rpy_from_rotation
+from robot_state_core.joints import JointType
+from robot_state_core.spatial import (
+    rotation_from_quat_xyzw,
+    rotation_from_rpy,
+    rpy_from_rotation,
+    skew,
+)
 
 __all__ = [
     'RPY_SINGULARITY_COS_TOL',
     'RPY_WARNING_COS_TOL',
+    'multi_dof_motion',
+    'one_dof_motion_coefficients',
     'rpy_floating_map_qdot_to_velocity',
     'rpy_floating_map_velocity_to_qdot',
     'rpy_floating_pose',
@@ -83,6 +91,66 @@ def _raise_if_singular(q: FloatArray, cp: FloatArray, function: str) -> None:
         values=pitches.tolist())
 
 
+def one_dof_motion_coefficients(joint_type: JointType, axis: ArrayLike) -> FloatArray:
+    """Coefficients ``C`` ``(4, 4, 4)`` of a 1-DOF joint's motion in its joint frame.
+
+    ``X_FM(θ) = C[0] + sin θ C[1] + (1 - cos θ) C[2] + θ C[3]`` (Rodrigues for revolute and
+    continuous joints about the unit ``axis``; a translation along it for prismatic ones).
+    The one joint-motion kernel of 1-DOF joints: the FK plan and IK's kernel both build their
+    per-joint products from these.
+
+
+    Args:
+        joint_type: REVOLUTE, CONTINUOUS or PRISMATIC.
+        axis: ``(3,)`` unit axis in the joint frame.
+    """
+    a = np.asarray(axis, dtype=np.float64)
+    C = np.zeros((4, 4, 4))
+    C[0] = np.eye(4)
+    if joint_type is JointType.PRISMATIC:
+        C[3, :3, 3] = a
+    else:
+        K = skew(a)
+        C[1, :3, :3] = K
+        C[2, :3, :3] = K @ K
+    return C
+
+
+def multi_dof_motion(joint_type: JointType, q: FloatArray,
+                     basis: FloatArray | None = None) -> FloatArray:
+    """Motion ``X_FM(q)`` ``(..., 4, 4)`` of PLANAR, FLOATING and RPY_FLOATING joints.
+
+    The one joint-motion kernel of multi-DOF joints (FK, IK and :func:`rpy_floating_pose`
+    call it).
+
+    Args:
+        joint_type: PLANAR, FLOATING or RPY_FLOATING.
+        q: ``(..., nq_j)`` the joints' variables: planar ``(x, y, θ)``, floating
+            ``(x, y, z, qx, qy, qz, qw)`` (normalized here), rpy_floating
+            ``(roll, pitch, yaw, x, y, z)``.
+        basis: Planar only: ``(..., 3, 3)`` plane bases ``[e1, e2, n]`` (broadcast against
+            the batch of ``q``).
+    """
+    M = np.zeros((*q.shape[:-1], 4, 4))
+    M[..., 3, 3] = 1.0
+    if joint_type is JointType.PLANAR:
+        if basis is None:
+            raise InvalidArgumentError('multi_dof_motion: a PLANAR joint needs its plane basis')
+        c, s = np.cos(q[..., 2]), np.sin(q[..., 2])
+        Rz = np.zeros((*q.shape[:-1], 3, 3))
+        Rz[..., 0, 0], Rz[..., 0, 1], Rz[..., 1, 0], Rz[..., 1, 1] = c, -s, s, c
+        Rz[..., 2, 2] = 1.0
+        M[..., :3, :3] = basis @ Rz @ np.swapaxes(basis, -1, -2)
+        M[..., :3, 3] = basis[..., :, 0] * q[..., 0:1] + basis[..., :, 1] * q[..., 1:2]
+    elif joint_type is JointType.FLOATING:
+        M[..., :3, :3] = rotation_from_quat_xyzw(q[..., 3:7])
+        M[..., :3, 3] = q[..., 0:3]
+    else:
+        M[..., :3, :3] = rotation_from_rpy(q[..., 0:3])
+        M[..., :3, 3] = q[..., 3:6]
+    return M
+
+
 def rpy_floating_pose(q: ArrayLike) -> FloatArray:
     """Poses ``X_FM(q)`` of an rpy_floating joint (J-R10, J-G18).
 
@@ -97,7 +165,7 @@ def rpy_floating_pose(q: ArrayLike) -> FloatArray:
         ValueError: ``q`` does not have shape ``(..., 6)``.
     """
     qq = _batch(q, _NQ, 'rpy_floating_pose', 'q')
-    return pose_from_xyz_rpy(qq[..., 3:6], qq[..., 0:3])
+    return multi_dof_motion(JointType.RPY_FLOATING, qq)
 
 
 def rpy_floating_qdot_to_velocity_matrix(q: ArrayLike) -> FloatArray:

@@ -37,6 +37,7 @@ from robot_state_core._typing import (
 )
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import InvalidArgumentError, InvalidTypeError, ModelMismatchError
+from robot_state_core.joint_kernels import multi_dof_motion, one_dof_motion_coefficients
 from robot_state_core.joints import JointType
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.scene_graph import SceneGraph
@@ -50,7 +51,6 @@ from robot_state_core.spatial import (
     rotation_log,
     rotation_onto_axis,
     rpy_from_rotation,
-    skew,
     wrap_angle,
 )
 
@@ -130,13 +130,7 @@ def _build_plan(model: RobotModel) -> KinematicsPlan:
     for j, t in enumerate(types):  # plan construction (once per model), not a hot path
         if t in _ONE_DOF:
             theta_index[j] = model.joint_q_start[j]
-            R_PJ = X_PJ[j, :3, :3]
-            if t is JointType.PRISMATIC:
-                B[3, j, :3, 3] = R_PJ @ axes[j]
-            else:
-                K = skew(axes[j])
-                B[1, j, :3, :3] = R_PJ @ K
-                B[2, j, :3, :3] = R_PJ @ K @ K
+            B[1:, j] = X_PJ[j] @ one_dof_motion_coefficients(t, axes[j])[1:]
     idx = {t: np.array([j for j, tt in enumerate(types) if tt is t], dtype=np.intp)
            for t in (JointType.PLANAR, JointType.FLOATING, JointType.RPY_FLOATING)}
 
@@ -345,31 +339,12 @@ def _multi_dof_transforms(model: RobotModel, p: KinematicsPlan, q: FloatArray,
     X_PJ = np.asarray(model.joint_origins)
     motions = []
     if p.planar.size:
-        x, y, th = (q[..., p.planar_q[:, k]] for k in range(3))
-        c, s = np.cos(th), np.sin(th)
-        M = np.zeros((*q.shape[:-1], p.planar.size, 4, 4))
-        Rz = np.zeros((*q.shape[:-1], p.planar.size, 3, 3))
-        Rz[..., 0, 0], Rz[..., 0, 1], Rz[..., 1, 0], Rz[..., 1, 1] = c, -s, s, c
-        Rz[..., 2, 2] = 1.0
-        P = p.planar_basis
-        M[..., :3, :3] = P @ Rz @ np.swapaxes(P, -1, -2)
-        M[..., :3, 3] = P[..., :, 0] * x[..., None] + P[..., :, 1] * y[..., None]
-        M[..., 3, 3] = 1.0
-        motions.append((p.planar, M))
+        motions.append((p.planar, multi_dof_motion(JointType.PLANAR, q[..., p.planar_q],
+                                                   p.planar_basis)))
     if p.floating.size:
-        qf = q[..., p.floating_q]
-        M = np.zeros((*q.shape[:-1], p.floating.size, 4, 4))
-        M[..., :3, :3] = rotation_from_quat_xyzw(qf[..., 3:7])
-        M[..., :3, 3] = qf[..., 0:3]
-        M[..., 3, 3] = 1.0
-        motions.append((p.floating, M))
+        motions.append((p.floating, multi_dof_motion(JointType.FLOATING, q[..., p.floating_q])))
     if p.rpy.size:
-        qr = q[..., p.rpy_q]
-        M = np.zeros((*q.shape[:-1], p.rpy.size, 4, 4))
-        M[..., :3, :3] = rotation_from_rpy(qr[..., 0:3])
-        M[..., :3, 3] = qr[..., 3:6]
-        M[..., 3, 3] = 1.0
-        motions.append((p.rpy, M))
+        motions.append((p.rpy, multi_dof_motion(JointType.RPY_FLOATING, q[..., p.rpy_q])))
     for joints, M in motions:
         X[..., joints, :, :] = X_PJ[joints] @ M
     return X
