@@ -86,7 +86,9 @@ __all__ = [
     'IKResult',
     'IKStatus',
     'ValidityCallback',
+    'damped_least_squares',
     'prepare_ik',
+    'retarget_pose',
     'solve_ik',
     'solve_ik_batch',
 ]
@@ -1047,6 +1049,35 @@ _POOL_ROWS = 4096
 
 
 # ------------------------------------------------------------------------------ public API
+
+
+def damped_least_squares(J: FloatArray, twist: FloatArray, damping: float) -> FloatArray:
+    """``Jᵀ(JJᵀ + λ²I)⁻¹ twist`` through the SVD (differential IK step).
+
+    Singular values below ``eps · max(σmax, 1)`` are dropped.
+
+    Args:
+        J: ``(m, n)`` Jacobian.
+        twist: ``(m,)`` desired velocity.
+        damping: ``λ`` (same units as the singular values).
+
+    Returns:
+        ``(n,)`` joint velocities.
+    """
+    U, s, Vt = np.linalg.svd(J, full_matrices=False)
+    keep = s > np.finfo(float).eps * max(float(s.max(initial=0.0)), 1.0)
+    gain: FloatArray = np.where(keep, s / (s * s + damping * damping + (~keep)), 0.0)
+    out: FloatArray = Vt.T @ (gain * (U.T @ twist))
+    return out
+
+
+def retarget_pose(X_WT: FloatArray, X_WF: FloatArray, X_WP: FloatArray) -> FloatArray:
+    """Target ``(4, 4)`` of link P such that its rigidly attached frame F reaches ``X_WT``.
+
+    ``X_WT @ X_FP`` with ``X_FP = X_WF⁻¹ X_WP`` (current poses of F and P in W).
+    """
+    out: FloatArray = X_WT @ np.linalg.solve(X_WF, X_WP)
+    return out
 
 
 def _invalid(model: Any, seed: FloatArray | None, message: str, start: float) -> IKResult:

@@ -667,6 +667,88 @@ def velocity_indices_of_joints(model: RobotModel, joint_indices: ArrayLike) -> I
     return out
 
 
+def jacobian_in_frame(J: FloatArray, R_WT: FloatArray) -> FloatArray:
+    """Re-express a ``[linear; angular]`` Jacobian ``(6, n)`` from W in frame T.
+
+    Args:
+        J: ``(6, n)`` Jacobian in the model frame W.
+        R_WT: ``(3, 3)`` orientation of frame T in W.
+
+    Returns:
+        ``(6, n)``: both row blocks rotated by ``R_TW = R_WTᵀ``.
+    """
+    out = np.empty_like(J)
+    out[:3] = R_WT.T @ J[:3]
+    out[3:] = R_WT.T @ J[3:]
+    return out
+
+
+# ---------------------------------------------------------------------------- joint values
+
+
+def apply_mimic_rates(model: RobotModel, values: FloatArray) -> None:
+    """Mimic velocities/accelerations ``(nv,)`` follow their source by the multiplier (in place).
+
+    Rates have no offset: ``v[mimic] = multiplier * v[source]``.
+    """
+    p = plan(model)
+    if p.mimic_v.size:
+        values[p.mimic_v] = p.mimic_multiplier * values[p.mimic_source_v]
+
+
+def joint_motion(model: RobotModel, joint: int, X_PC: FloatArray) -> FloatArray:
+    """``X_FM = X_PJ⁻¹ @ X_PC`` ``(4, 4)``: a joint's motion without its origin.
+
+    Args:
+        model: The robot model.
+        joint: Joint index.
+        X_PC: ``(4, 4)`` the joint's local transform (child link in parent link).
+    """
+    out: FloatArray = np.asarray(np.linalg.solve(model.joint_origins[joint], X_PC),
+                                 dtype=np.float64)
+    return out
+
+
+def joint_positions_from_motion(model: RobotModel, joint: int, X_FM: FloatArray) -> FloatArray:
+    """The joint's variables ``(nq_j,)`` whose motion is closest to ``X_FM`` ``(4, 4)``.
+
+    MoveIt ``computeVariablePositions``; components the joint cannot represent are dropped.
+
+    Raises:
+        InvalidArgumentError: The joint is FIXED (it has no variables).
+    """
+    t = model.joint_types[joint]
+    R, p = X_FM[:3, :3], X_FM[:3, 3]
+    axis = np.asarray(model.joint_axes[joint])
+    if t in (JointType.REVOLUTE, JointType.CONTINUOUS):
+        return np.array([float(rotation_log(R) @ axis)])
+    if t is JointType.PRISMATIC:
+        return np.array([float(p @ axis)])
+    if t is JointType.PLANAR:
+        kp = plan(model)
+        P = kp.planar_basis[int(np.flatnonzero(kp.planar == joint)[0])]
+        M = P.T @ R @ P
+        return np.array([p @ P[:, 0], p @ P[:, 1], math.atan2(M[1, 0], M[0, 0])])
+    if t is JointType.FLOATING:
+        return np.concatenate([p, quat_xyzw_from_rotation(R)])
+    if t is JointType.RPY_FLOATING:
+        return np.concatenate([rpy_from_rotation(R), p])
+    raise InvalidArgumentError(f'joint {model.joint_names[joint]!r} ({t.value}) has no '
+                               'variables')
+
+
+def fixed_frame_poses(X_WL: FloatArray, links: IntArray, X_LF: FloatArray) -> FloatArray:
+    """``X_WF = X_WL[link(F)] @ X_LF`` ``(F, 4, 4)`` of frames fixed on links (collision bodies).
+
+    Args:
+        X_WL: ``(L, 4, 4)`` link poses.
+        links: ``(F,)`` link of each frame.
+        X_LF: ``(F, 4, 4)`` frame poses in their link.
+    """
+    out: FloatArray = X_WL[links] @ X_LF
+    return out
+
+
 # ---------------------------------------------------------------------------- configuration space
 
 

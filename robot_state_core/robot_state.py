@@ -40,14 +40,13 @@ import contextlib
 import copy as copy_module
 from dataclasses import dataclass
 import logging
-import math
 from typing import Any, Literal, TypeAlias
 import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from robot_state_core import bounds, kinematics
+from robot_state_core import bounds, kinematics, state_formatting
 from robot_state_core._typing import (
     all_finite,
     as_finite_float,
@@ -74,7 +73,7 @@ from robot_state_core.errors import (
     UnknownNameError,
 )
 from robot_state_core.geometry.shapes import Shape
-from robot_state_core.ik import IKOptions, IKRequest, solve_ik
+from robot_state_core.ik import damped_least_squares, IKOptions, IKRequest, retarget_pose, solve_ik
 from robot_state_core.joint_model_group import JointModelGroup
 from robot_state_core.joints import Joint, JointType
 from robot_state_core.links import Link
@@ -83,9 +82,6 @@ from robot_state_core.rpy_floating import JointContext
 from robot_state_core.spatial import (
     as_pose,
     check_quat_xyzw,
-    quat_xyzw_from_rotation,
-    rotation_log,
-    rpy_from_rotation,
 )
 
 __all__ = [
@@ -203,69 +199,7 @@ def _resolve_velocity_variables(model: RobotModel, names: Iterable[str],
     return VariableSelection(_ro(var_idx, np.intp), _ro(in_idx, np.intp), tuple(missing))
 
 
-# ============================================================================ small kernels
-# Private math kernels the facade calls. They belong in kinematics/joint_kernels and move there
-# when those modules grow the matching public functions.
-
-
-def _apply_mimic_rates(model: RobotModel, values: FloatArray) -> None:
-    """Mimic velocities/accelerations follow their source by the multiplier (in place)."""
-    p = kinematics.plan(model)
-    if p.mimic_v.size:
-        values[p.mimic_v] = p.mimic_multiplier * values[p.mimic_source_v]
-
-
-def _collision_body_poses(plan: _StatePlan, X_WL: FloatArray) -> FloatArray:
-    """``X_WG = X_WL[link(G)] @ X_LG`` for every collision body ``(G, 4, 4)``."""
-    out: FloatArray = X_WL[plan.geometry_link] @ plan.X_LG
-    return out
-
-
-def _joint_motion(X_PJ: FloatArray, X_PC: FloatArray) -> FloatArray:
-    """``X_FM = X_PJ⁻¹ @ X_PC``: the joint's motion without its origin."""
-    out: FloatArray = np.asarray(np.linalg.solve(X_PJ, X_PC), dtype=np.float64)
-    return out
-
-
-def _joint_positions_from_motion(model: RobotModel, j: int, X_FM: FloatArray) -> FloatArray:
-    """The joint's variables whose motion is closest to ``X_FM``.
-
-    MoveIt ``computeVariablePositions``; components the joint cannot represent are dropped.
-    """
-    t = model.joint_types[j]
-    R, p = X_FM[:3, :3], X_FM[:3, 3]
-    axis = np.asarray(model.joint_axes[j])
-    if t in (JointType.REVOLUTE, JointType.CONTINUOUS):
-        return np.array([float(rotation_log(R) @ axis)])
-    if t is JointType.PRISMATIC:
-        return np.array([float(p @ axis)])
-    if t is JointType.PLANAR:
-        kp = kinematics.plan(model)
-        P = kp.planar_basis[int(np.flatnonzero(kp.planar == j)[0])]
-        M = P.T @ R @ P
-        return np.array([p @ P[:, 0], p @ P[:, 1], math.atan2(M[1, 0], M[0, 0])])
-    if t is JointType.FLOATING:
-        return np.concatenate([p, quat_xyzw_from_rotation(R)])
-    if t is JointType.RPY_FLOATING:
-        return np.concatenate([rpy_from_rotation(R), p])
-    raise InvalidArgumentError(f'joint {model.joint_names[j]!r} ({t.value}) has no variables')
-
-
-def _jacobian_in_frame(J: FloatArray, R_WT: FloatArray) -> FloatArray:
-    """Re-express a ``[linear; angular]`` Jacobian from W in frame T (rows rotated by R_TW)."""
-    out = np.empty_like(J)
-    out[:3] = R_WT.T @ J[:3]
-    out[3:] = R_WT.T @ J[3:]
-    return out
-
-
-def _damped_least_squares(J: FloatArray, twist: FloatArray, damping: float) -> FloatArray:
-    """``Jᵀ(JJᵀ + λ²I)⁻¹ twist`` through the SVD; singular values below eps·σmax are dropped."""
-    U, s, Vt = np.linalg.svd(J, full_matrices=False)
-    keep = s > np.finfo(float).eps * max(float(s.max(initial=0.0)), 1.0)
-    gain: FloatArray = np.where(keep, s / (s * s + damping * damping + (~keep)), 0.0)
-    out: FloatArray = Vt.T @ (gain * (U.T @ twist))
-    return out
+# ============================================================================ frames
 
 
 def _attached_owner(bodies: Mapping[str, AttachedBody], name: str
@@ -285,61 +219,6 @@ def _attached_owner(bodies: Mapping[str, AttachedBody], name: str
         if name.startswith(body_name + '/') and name[len(body_name) + 1:] in body.subframes:
             return body, name[len(body_name) + 1:]
     return None
-
-
-def _retarget(X_WT: FloatArray, X_WF: FloatArray, X_WP: FloatArray) -> FloatArray:
-    """Target of link P such that its rigidly attached frame F reaches ``X_WT``."""
-    out: FloatArray = X_WT @ np.linalg.solve(X_WF, X_WP)
-    return out
-
-
-# ---------------------------------------------------------------------------- text formatting
-
-
-def _format_transform(X: FloatArray) -> str:
-    """MoveIt ``printTransform``: ``T.xyz = [..], Q.xyzw = [..]`` or ``[NON-ISOMETRY]``."""
-    R = X[:3, :3]
-    if not np.allclose(R.T @ R, np.eye(3), atol=1e-6) or not np.allclose(X[3], [0, 0, 0, 1]):
-        return '[NON-ISOMETRY] ' + np.array2string(X, precision=5).replace('\n', ' ')
-    t = ', '.join(f'{x:.5g}' for x in X[:3, 3])
-    quat = ', '.join(f'{x:.5g}' for x in quat_xyzw_from_rotation(R))
-    return f'T.xyz = [{t}], Q.xyzw = [{quat}]'
-
-
-def _format_limit_bars(model: RobotModel, q: FloatArray, joints: Iterable[int],
-                       inside: Callable[[str], bool], width: int = 20) -> str:
-    """MoveIt ``printStatePositionsWithJointLimits``: one bar per single-variable joint.
-
-    Continuous joints are drawn over their ``[-π, π]`` bounds, as MoveIt does; ``inside``
-    says whether a joint satisfies its bounds (MoveIt ``satisfiesBounds(joint)``).
-    """
-    lines = []
-    for j in joints:  # text output, one line per joint
-        if model.joint_nq[j] != 1 or model.joints[j].mimic is not None:
-            continue
-        v = int(model.joint_q_start[j])
-        lo, hi, x = float(model.variable_lower[v]), float(model.variable_upper[v]), float(q[v])
-        slot = min(max(int((x - lo) / (hi - lo) * width) if hi > lo else 0, 0), width)
-        bar = '-' * slot + '|' + '-' * (width - slot)
-        flag = '' if inside(model.joint_names[j]) else '  OUT OF BOUNDS'
-        lines.append(f'   {lo:.5f}\t{bar} \t{hi:.5f}  \t{model.joint_names[j]} current: '
-                     f'{x:.5f}{flag}')
-    return '\n'.join(lines)
-
-
-def _format_tree(model: RobotModel, q: FloatArray, X_WL: FloatArray) -> str:
-    """MoveIt ``getStateTreeString``: the link/joint tree with variables and global poses."""
-    lines = [f'ROBOT: {model.name}', f'  link: {model.link_names[0]}',
-             f'    global: {_format_transform(X_WL[0])}']
-    for j, joint in enumerate(model.joints):  # text output, one entry per joint
-        pad = '  ' * int(model.link_depth[model.joint_child_link[j]])
-        start, n = int(model.joint_q_start[j]), int(model.joint_nq[j])
-        values = ', '.join(f'{x:.5g}' for x in q[start:start + n])
-        lines += [f'{pad}joint: {joint.name} [{joint.type.value}] ({values})',
-                  f'{pad}  origin: {_format_transform(model.joint_origins[j])}',
-                  f'{pad}  link: {joint.child_link_name}',
-                  f'{pad}    global: {_format_transform(X_WL[model.joint_child_link[j]])}']
-    return '\n'.join(lines)
 
 
 # ============================================================================ RobotState
@@ -523,7 +402,7 @@ class RobotState:
             self._model.apply_mimic(self._q)
             self._dirty_links = self._dirty_collision = True
         elif kind in ('v', 'a'):
-            _apply_mimic_rates(self._model, self._buffer(kind))
+            kinematics.apply_mimic_rates(self._model, self._buffer(kind))
 
     def _write(self, kind: _Kind, index: IntArray | slice | int, values: Any) -> None:
         if kind == 'q' and self._plan.quat_q is not None:
@@ -816,7 +695,8 @@ class RobotState:
         """
         pose = as_pose(X_FM, f'RobotState.set_joint_pose({joint!r})', 'X_FM')
         j = self._model.joint_index(joint)
-        self.set_joint_positions(joint, _joint_positions_from_motion(self._model, j, pose))
+        self.set_joint_positions(joint,
+                                 kinematics.joint_positions_from_motion(self._model, j, pose))
 
     def get_joint_pose(self, joint: str) -> FloatArray:
         """``X_FM`` ``(4, 4)``: the joint's motion transform (RS-116).
@@ -824,7 +704,7 @@ class RobotState:
         MoveIt's ``getJointTransform``; the identity for fixed joints.
         """
         j = self._model.joint_index(joint)
-        return _joint_motion(self._model.joint_origins[j], self._local_transforms()[j])
+        return kinematics.joint_motion(self._model, j, self._local_transforms()[j])
 
     # ------------------------------------------------------------------ groups
 
@@ -956,7 +836,8 @@ class RobotState:
     def _collision(self) -> FloatArray:
         X_WL = self._links()
         if self._dirty_collision:
-            self._X_WG = _collision_body_poses(self._plan, X_WL)
+            self._X_WG = kinematics.fixed_frame_poses(X_WL, self._plan.geometry_link,
+                                                      self._plan.X_LG)
             self._attached_poses = {n: attached_body_global_poses(
                 b, X_WL[self._model.link_index(b.link)]) for n, b in self._attached.items()}
             self._dirty_collision = False
@@ -1145,8 +1026,8 @@ class RobotState:
         """
         g = self._group(group)
         R_WR = self._links()[self._model.link_index(self.get_group_root_link(g))][:3, :3]
-        return _jacobian_in_frame(self.get_jacobian_in_model_frame(g, link, reference_point),
-                                  R_WR)
+        return kinematics.jacobian_in_frame(
+            self.get_jacobian_in_model_frame(g, link, reference_point), R_WR)
 
     def get_jacobian_in_model_frame(self, group: GroupLike, link: str | None = None,
                                     reference_point: ArrayLike = (0.0, 0.0, 0.0)
@@ -1200,9 +1081,9 @@ class RobotState:
         tip = tip if tip is not None else _tip(self._group(group))
         velocity = _vector(twist, 6, 'compute_variable_velocity: twist')
         lam = _non_negative(damping, 'compute_variable_velocity', 'damping')
-        J = _jacobian_in_frame(self.get_jacobian_in_model_frame(group, tip),
-                               self.get_global_link_transform(tip)[:3, :3])
-        return _damped_least_squares(J, velocity, lam)
+        J = kinematics.jacobian_in_frame(self.get_jacobian_in_model_frame(group, tip),
+                                         self.get_global_link_transform(tip)[:3, :3])
+        return damped_least_squares(J, velocity, lam)
 
     def integrate_variable_velocity(self, group: GroupLike, qdot: ArrayLike, dt: float,
                                     validity_callback: GroupStateValidityCallback | None = None
@@ -1287,7 +1168,7 @@ class RobotState:
             return None, ()
         links = [self.get_rigidly_connected_parent_link(n) if not self._model.has_link(n)
                  else n for n in names]
-        return tuple(X if n == lk else _retarget(X, self.get_frame_transform(n),
+        return tuple(X if n == lk else retarget_pose(X, self.get_frame_transform(n),
                                                  self.get_global_link_transform(lk))
                      for X, n, lk in zip(targets, names, links, strict=True)), tuple(links)
 
@@ -1539,19 +1420,19 @@ class RobotState:
         header = f'Joint limits for group {_name(group) if group is not None else "(all)"}'
         joints = (self._group(group).active_joint_indices if group is not None
                   else range(self._model.joint_count))
-        body = _format_limit_bars(self._model, self._q, joints,
+        body = state_formatting.format_limit_bars(self._model, self._q, joints,
                                   lambda name: self.satisfies_bounds(joint=name))
         return header + ('\n' + body if body else '')
 
     def transforms_info(self) -> str:
         """Every link pose (MoveIt ``printTransforms``, RS-155)."""
         X_WL = self._links()
-        return '\n'.join(f'{name}: {_format_transform(X)}'
+        return '\n'.join(f'{name}: {state_formatting.format_transform(X)}'
                          for name, X in zip(self._model.link_names, X_WL, strict=True))
 
     def state_tree(self) -> str:
         """The joint/link tree with values and poses (MoveIt ``getStateTreeString``)."""
-        return _format_tree(self._model, self._q, self._links())
+        return state_formatting.format_tree(self._model, self._q, self._links())
 
     def __str__(self) -> str:
         return self.state_info()
