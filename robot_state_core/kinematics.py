@@ -78,7 +78,6 @@ class KinematicsPlan:
     coefficients: FloatArray  # (4, J, 4, 4): X_PC = B0 + sin B1 + (1 - cos) B2 + q B3
     coefficients_jk: FloatArray  # (J, 4, 16): the same, for (J, 1, 4) @ (J, 4, 16)
     coef_template: FloatArray  # (J, 1, 4): [1, 0, 0, 0], the factors' constant column
-    coefficients_soa: FloatArray  # (J, 16, 4): the same, for (J, 16, 4) @ (J, 4, N)
     one_dof: IntArray  # joints with one variable
     one_dof_q: IntArray  # their q indices
     planar: IntArray
@@ -185,7 +184,6 @@ def _build_plan(model: RobotModel) -> KinematicsPlan:
         coefficients=_ro(B),
         coefficients_jk=_ro(B.reshape(4, J, 16).transpose(1, 0, 2)),
         coef_template=_ro(np.broadcast_to([1.0, 0.0, 0.0, 0.0], (J, 1, 4))),
-        coefficients_soa=_ro(B.reshape(4, J, 16).transpose(1, 2, 0)),
         one_dof=_ro(one_dof, np.intp), one_dof_q=_ro(theta_index[one_dof], np.intp),
         planar=_ro(planar, np.intp), planar_q=_ro(q_slices(planar, 3), np.intp),
         planar_basis=_ro(np.stack([plane_basis(axes[j]) for j in planar]) if planar.size
@@ -290,47 +288,36 @@ def local_joint_transforms(model: RobotModel, q: ArrayLike) -> FloatArray:
         ``(..., J, 4, 4)`` poses, joint order.
     """
     qa, p = _check_q(model, q, 'local_joint_transforms')
-    if qa.ndim == 1:
-        return _local_single(model, p, qa)
-    batch = qa.shape[:-1]
-    X = np.moveaxis(_local_soa(model, p, qa.reshape(math.prod(qa.shape[:-1]), model.nq)), -1, 0)
-    return X.reshape(batch + X.shape[1:])
+    return _local_transforms(model, p, qa)
 
 
-def _local_single(model: RobotModel, p: KinematicsPlan, q: FloatArray) -> FloatArray:
+def _local_transforms(model: RobotModel, p: KinematicsPlan, q: FloatArray) -> FloatArray:
+    """The local-transform kernel: ``X_PC = X_PJ M(q)`` ``(..., J, 4, 4)`` for ``(..., nq)``.
+
+    1-DOF joints: ``B0 + sin θ B1 + (1 - cos θ) B2 + θ B3`` (the plan's coefficients, built
+    from :func:`~robot_state_core.joint_kernels.one_dof_motion_coefficients`) as one
+    ``(..., J, 1, 4) @ (J, 4, 16)`` product; multi-DOF joints through
+    :func:`~robot_state_core.joint_kernels.multi_dof_motion`.
+    """
     J = p.joint_count
     # No mask needed: the coefficients of joints without one variable are zero (and q is
     # finite), so whatever variable their theta_index reads contributes nothing.
-    theta = q[p.theta_index] if q.size else np.zeros(J)
-    coef = p.coef_template.copy()  # (J, 1, 4); rows of its transpose are cheap views
-    factors = coef.reshape(J, 4).T
+    if q.ndim == 1:
+        theta = q[p.theta_index] if q.size else np.zeros(J)
+        coef = p.coef_template.copy()  # (J, 1, 4); rows of its transpose are cheap views
+        factors = coef.reshape(J, 4).T
+    else:
+        theta = q[..., p.theta_index] if q.shape[-1] else np.zeros((*q.shape[:-1], J))
+        coef = np.array(np.broadcast_to(p.coef_template, (*q.shape[:-1], J, 1, 4)))
+        factors = np.moveaxis(coef.reshape(*q.shape[:-1], J, 4), -1, 0)
     np.sin(theta, out=factors[1])
     one_minus_cos = factors[2]
     np.cos(theta, out=one_minus_cos)
     np.subtract(1.0, one_minus_cos, out=one_minus_cos)
     factors[3] = theta
-    X: FloatArray = np.matmul(coef, p.coefficients_jk).reshape(J, 4, 4)
+    X: FloatArray = np.matmul(coef, p.coefficients_jk).reshape(*q.shape[:-1], J, 4, 4)
     if p.planar.size or p.floating.size or p.rpy.size:
         X = _multi_dof_transforms(model, p, q, X)
-    return X
-
-
-def _local_soa(model: RobotModel, p: KinematicsPlan, q: FloatArray) -> FloatArray:
-    """Local transforms in structure-of-arrays layout ``(J, 4, 4, N)`` for ``q`` ``(N, nq)``."""
-    J, N = model.joint_count, q.shape[0]
-    coef = np.zeros((J, 4, N))
-    coef[:, 0] = 1.0
-    if p.one_dof.size:
-        theta = q.T[p.one_dof_q]  # (n1, N), contiguous copy
-        coef[p.one_dof, 1] = np.sin(theta)
-        coef[p.one_dof, 2] = 1.0 - np.cos(theta)
-        coef[p.one_dof, 3] = theta
-    X: FloatArray = np.matmul(p.coefficients_soa, coef).reshape(J, 4, 4, N)
-    if p.planar.size or p.floating.size or p.rpy.size:
-        multi = np.concatenate([p.planar, p.floating, p.rpy])
-        dense = np.broadcast_to(np.eye(4), (N, J, 4, 4)).copy()
-        dense = _multi_dof_transforms(model, p, q, dense)
-        X[multi] = np.moveaxis(dense[:, multi], 0, -1)
     return X
 
 
@@ -365,9 +352,9 @@ def forward_kinematics(model: RobotModel, q: ArrayLike) -> FloatArray:
     """
     qa, p = _check_q(model, q, 'forward_kinematics')
     if qa.ndim == 1:
-        return _compose_single(p, p.link_count, _local_single(model, p, qa))
+        return _compose_single(p, p.link_count, _local_transforms(model, p, qa))
     flat = qa.reshape(math.prod(qa.shape[:-1]), model.nq)
-    X = np.moveaxis(_forward_kinematics_structured(model, flat), -1, 0)  # validated above
+    X = np.moveaxis(_sweep_levels(model, p, flat.shape[0], Q=flat), -1, 0)  # validated
     return X.reshape(qa.shape[:-1] + X.shape[1:])
 
 
@@ -432,7 +419,7 @@ def update_forward_kinematics(model: RobotModel, data: KinematicsData,
     if qa.ndim != 1:
         raise InvalidArgumentError(f'update_forward_kinematics: q must have shape '
                                    f'({model.nq},), got {qa.shape}')
-    data.X_PC = _local_single(model, p, qa)
+    data.X_PC = _local_transforms(model, p, qa)
     data.X_WL = _compose_single(p, p.link_count, data.X_PC)
     return data.X_WL
 
@@ -458,7 +445,7 @@ def compose_link_poses(model: RobotModel, X_PC: FloatArray) -> FloatArray:
     if not batch:
         return _compose_single(p, L, X_PC)
     soa = np.moveaxis(X_PC.reshape((-1, *X_PC.shape[-3:])), 0, -1)
-    X = np.moveaxis(_compose_soa(model, p, soa), -1, 0)
+    X = np.moveaxis(_sweep_levels(model, p, soa.shape[-1], X_PC=soa), -1, 0)
     return X.reshape(batch + X.shape[1:])
 
 
@@ -480,27 +467,6 @@ _EYE4 = np.eye(4)
 _EYE4_STACK = _EYE4[None]
 
 
-def _compose_soa(model: RobotModel, p: KinematicsPlan, X_PC: FloatArray) -> FloatArray:
-    """Level sweep in structure-of-arrays layout: ``(J, 4, 4, N)`` -> ``(L, 4, 4, N)``."""
-    L, N = model.link_count, X_PC.shape[-1]
-    X = np.empty((L, 4, 4, N))
-    X[0] = np.eye(4)[:, :, None]
-    X[:, 3, :3] = 0.0
-    X[:, 3, 3] = 1.0
-    for (joints, parents, children), single in zip(p.levels, p.single_levels, strict=True):
-        if single is not None:
-            j, par, ch = single
-            P, C = X[par], X_PC[j]
-            np.einsum('ikn,kjn->ijn', P[:3, :3], C[:3, :], out=X[ch, :3, :])
-            X[ch, :3, 3] += P[:3, 3]
-        else:
-            P, C = X[parents], X_PC[joints]
-            out = np.einsum('likn,lkjn->lijn', P[:, :3, :3], C[:, :3, :])
-            out[:, :, 3] += P[:, :3, 3]
-            X[children, :3, :] = out
-    return X
-
-
 def forward_kinematics_soa(model: RobotModel, q: ArrayLike) -> FloatArray:
     """Batched FK in structure-of-arrays layout (the fastest form for large batches).
 
@@ -511,9 +477,9 @@ def forward_kinematics_soa(model: RobotModel, q: ArrayLike) -> FloatArray:
     Returns:
         ``(L, 4, 4, N)``: ``[..., n]`` is the ``X_WL`` stack of configuration ``n``.
     """
-    qa, _ = _check_q(model, q, 'forward_kinematics_soa')
+    qa, p = _check_q(model, q, 'forward_kinematics_soa')
     flat = qa.reshape(math.prod(qa.shape[:-1]), model.nq)
-    return _forward_kinematics_structured(model, flat)
+    return _sweep_levels(model, p, flat.shape[0], Q=flat)
 
 
 def link_pose(model: RobotModel, q: ArrayLike, link: str | int) -> FloatArray:
@@ -965,23 +931,40 @@ def _build_structured_plan(model: RobotModel) -> _StructuredPlan:
     return _StructuredPlan(tuple(levels))
 
 
-def _forward_kinematics_structured(model: RobotModel, Q: FloatArray) -> FloatArray:
-    """Batched FK ``(N, nq)`` -> ``(L, 4, 4, N)`` exploiting each joint's structure.
+def _sweep_levels(model: RobotModel, p: KinematicsPlan, N: int, *, Q: FloatArray | None = None,
+                  X_PC: FloatArray | None = None) -> FloatArray:
+    """The batched FK kernel: link poses ``(L, 4, 4, N)``, swept over the tree level by level.
 
-    Per tree level: ``A = X_WP @ X_PJ U`` (a product with a constant matrix), then the joint's
-    motion as a cheap column mix (revolute: rotation about z between two columns of ``A``;
-    prismatic: a translation along a known column), then ``@ U^T`` for off-z axes. Loops run over
-    tree levels and joint kinds only.
+    From positions ``Q`` ``(N, nq)``, per tree level: ``A = X_WP @ X_PJ U`` (a product with a
+    constant matrix), then the joint's motion as a cheap column mix (revolute: the rotation
+    about z between two columns of ``A``, the axis turned onto z by the plan's ``U``;
+    prismatic: a translation along a known column), then ``@ U^T`` for off-z axes;
+    multi-DOF joints compose their :func:`_multi_dof_transforms`. From given local transforms
+    ``X_PC`` ``(J, 4, 4, N)`` (:func:`compose_link_poses`), every joint composes generically.
+    Loops run over tree levels and joint kinds only.
     """
-    p = plan(model)
-    sp = p.structured
-    L, N = model.link_count, Q.shape[0]
+    L = model.link_count
     X = np.empty((L, 4, 4, N))
     X[:, 3, :3] = 0.0
     X[:, 3, 3] = 1.0
     X[0, :3] = np.eye(4)[:3, :, None]
+    if X_PC is not None:
+        for (joints, parents, children), single in zip(p.levels, p.single_levels, strict=True):
+            if single is not None:
+                j, par, ch = single
+                P, C = X[par], X_PC[j]
+                np.einsum('ikn,kjn->ijn', P[:3, :3], C[:3, :], out=X[ch, :3, :])
+                X[ch, :3, 3] += P[:3, 3]
+            else:
+                P, C = X[parents], X_PC[joints]
+                out = np.einsum('likn,lkjn->lijn', P[:, :3, :3], C[:, :3, :])
+                out[:, :, 3] += P[:, :3, 3]
+                X[children, :3, :] = out
+        return X
+    if Q is None:
+        raise InvalidArgumentError('_sweep_levels: give Q or X_PC')
     QT = np.ascontiguousarray(Q.T)
-    for groups in sp.levels:
+    for groups in p.structured.levels:
         fixed, revolute, prismatic, other = groups
         for kind, g in enumerate((fixed, revolute, prismatic)):
             if g is None:
