@@ -672,16 +672,8 @@ def _jacobian(k: _Kernel, Y: FloatArray, X_tip: FloatArray,
             R_col[k.multi_columns[r]] = R_F
     a = np.matmul(R_col, k.col_axis[:, None, :, None])[None, ..., 0]  # (1, nc, R, 3)
     lever = X_tip[:, None, :, :3, 3] - Y_col[None, :, :, :3, 3]  # (T, nc, R, 3)
-    Jc = np.empty((*lever.shape[:-1], width))
-    Jc[..., 0] = a[..., 1] * lever[..., 2] - a[..., 2] * lever[..., 1]
-    Jc[..., 1] = a[..., 2] * lever[..., 0] - a[..., 0] * lever[..., 2]
-    Jc[..., 2] = a[..., 0] * lever[..., 1] - a[..., 1] * lever[..., 0]
-    if width == 6:
-        Jc[..., 3:] = a
-    if k.prismatic_columns.size:
-        Jc[:, k.prismatic_columns, :, :3] = a[:, k.prismatic_columns]
-        if width == 6:
-            Jc[:, k.prismatic_columns, :, 3:] = 0.0
+    Jc = kinematics.point_jacobian_columns(a, lever, angular=width == 6,
+                                           prismatic=k.prismatic_columns, column_axis=-3)
     if k.tip_mask_needed:
         Jc *= k.tip_mask[:, :, None, None]
     J = Jc.transpose(2, 0, 3, 1)  # (R, T, width, nc)

@@ -543,20 +543,48 @@ def jacobian(model: RobotModel, q: ArrayLike, link: str | int, point_L: ArrayLik
     point_W = X_T[..., :3, 3] if point is None else (
         (X_T[..., :3, :3] @ point[..., None])[..., 0] + X_T[..., :3, 3])
     d = point_W[..., None, :] - X_WL[..., :3, 3][..., c.child_links, :]
-    moment = np.einsum('ijk,...nj,...nk->...in', _LEVI_CIVITA, axis, d)  # (..., 3, k)
-    axis_T = np.swapaxes(axis, -1, -2)
-    if c.all_rotational:
-        J[..., :3, c.columns] = moment
-        J[..., 3:, c.columns] = axis_T
-    else:
-        J[..., :3, c.columns] = np.where(c.rotational, moment, axis_T)
-        J[..., 3:, c.columns] = axis_T * c.rotational
+    columns = point_jacobian_columns(axis, d, prismatic=c.prismatic)  # (..., k, 6)
+    J[..., c.columns] = np.swapaxes(columns, -1, -2)
     return J
 
 
-_LEVI_CIVITA = np.zeros((3, 3, 3))
-_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
-_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
+def point_jacobian_columns(axis_W: FloatArray, lever_W: FloatArray, *, angular: bool = True,
+                           prismatic: IntArray | None = None,
+                           column_axis: int = -2) -> FloatArray:
+    """The Jacobian-column kernel: velocity of a point per unit rate of each joint axis.
+
+    Revolute columns are ``[axis × lever; axis]``, prismatic ones ``[axis; 0]``, rows
+    ``[linear; angular]`` (MoveIt's layout), all in the frame the inputs are expressed in.
+    :func:`jacobian` and IK's iteration Jacobian both build their columns here.
+
+    Args:
+        axis_W: ``(..., 3)`` unit joint axes.
+        lever_W: ``(..., 3)`` from a point on each axis to the point whose velocity is wanted
+            (broadcast against ``axis_W``).
+        angular: Also return the angular rows (width 6), else only the linear ones (3).
+        prismatic: Indices of the prismatic columns along ``column_axis`` of the result.
+        column_axis: Axis of the result that runs over the columns (negative, before the
+            last).
+
+    Returns:
+        ``(..., 6)`` (or ``(..., 3)``) columns, the leading shape broadcast from the inputs.
+    """
+    shape = np.broadcast_shapes(axis_W.shape, lever_W.shape)[:-1]
+    out = np.empty((*shape, 6 if angular else 3))
+    a0, a1, a2 = axis_W[..., 0], axis_W[..., 1], axis_W[..., 2]
+    l0, l1, l2 = lever_W[..., 0], lever_W[..., 1], lever_W[..., 2]
+    out[..., 0] = a1 * l2 - a2 * l1
+    out[..., 1] = a2 * l0 - a0 * l2
+    out[..., 2] = a0 * l1 - a1 * l0
+    if angular:
+        out[..., 3:] = axis_W
+    if prismatic is not None and prismatic.size:
+        o = np.moveaxis(out, column_axis, 0)  # a view
+        a = np.moveaxis(np.broadcast_to(axis_W, (*shape, 3)), column_axis, 0)
+        o[prismatic, ..., :3] = a[prismatic]
+        if angular:
+            o[prismatic, ..., 3:] = 0.0
+    return out
 
 
 @dataclass(frozen=True)
@@ -566,8 +594,7 @@ class _LinkColumns:
     columns: IntArray
     child_links: IntArray  # link whose origin is each column's centre (and 1-DOF frame)
     axes: FloatArray  # (k, 3) axes in the column's frame
-    rotational: BoolArray
-    all_rotational: bool
+    prismatic: IntArray  # positions (within columns) of translational variables
     joint_frame: IntArray  # positions (within columns) expressed in the joint frame F
     parent_links: IntArray  # parent link of those
     R_PJ: FloatArray  # (f, 3, 3) their joint-origin rotations
@@ -589,7 +616,7 @@ def _link_columns(model: RobotModel, p: KinematicsPlan, link: int) -> _LinkColum
         jf = np.flatnonzero(p.v_in_joint_frame[cols]).astype(np.intp)
         cached = _LinkColumns(
             _ro(cols, np.intp), _ro(p.child[joints], np.intp), _ro(p.v_axis[cols]),
-            _ro(p.v_rotational[cols], np.bool_), bool(p.v_rotational[cols].all()),
+            _ro(np.flatnonzero(~p.v_rotational[cols]), np.intp),
             _ro(jf, np.intp),
             _ro(p.parent[joints[jf]], np.intp),
             _ro(np.asarray(model.joint_origins)[joints[jf], :3, :3]))
