@@ -75,8 +75,10 @@ from robot_state_core.joint_kernels import multi_dof_motion, one_dof_motion_coef
 from robot_state_core.joints import JointType
 from robot_state_core.spatial import (
     check_quat_xyzw,
+    random_quat_xyzw,
     rigid_inverse,
     rotation_log_and_angle,
+    unit_quat_xyzw,
     wrap_angle,
 )
 
@@ -742,10 +744,7 @@ class _Search:
         if k.wrap_z.size:
             z[:, k.wrap_z] = wrap_angle(z[:, k.wrap_z])
         if k.quat_z.size:
-            quat = z[:, k.quat_z]
-            norm = np.linalg.norm(quat, axis=-1, keepdims=True)
-            ok = norm > 1e-12
-            z[:, k.quat_z] = np.where(ok, quat / np.where(ok, norm, 1.0), _IDENTITY_QUAT)
+            z[:, k.quat_z] = unit_quat_xyzw(z[:, k.quat_z])
         return z
 
     def _full(self, z: FloatArray, prob: IntArray) -> FloatArray:
@@ -765,8 +764,7 @@ class _Search:
         z = self.base_z[prob]
         z[:, k.sample_z] = k.sample_lower + u * k.sample_range
         if k.quat_z.size:
-            quat = self.rng.normal(size=(prob.size, *k.quat_z.shape))
-            quat /= np.linalg.norm(quat, axis=-1, keepdims=True)
+            quat = random_quat_xyzw(self.rng, (prob.size, k.quat_z.shape[0]))
             for f in range(k.quat_z.shape[0]):
                 if k.quat_sampled[f]:
                     z[:, k.quat_z[f]] = quat[:, f]
@@ -1026,7 +1024,6 @@ class _Search:
         self._project(self.z)
 
 
-_IDENTITY_QUAT = np.array([0.0, 0.0, 0.0, 1.0])
 _POOL_FACTOR = 32
 '''Restart pool size per problem, in multiples of ``num_seeds``.'''
 _TABLE_SIZE = 2048

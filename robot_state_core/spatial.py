@@ -153,6 +153,17 @@ def normalize_quat_xyzw(quat: ArrayLike) -> FloatArray:
     return out
 
 
+def unit_quat_xyzw(quat: FloatArray, min_norm: float = QUATERNION_MIN_NORM) -> FloatArray:
+    """Plain normalization of ``(..., 4)`` xyzw quaternions (e.g. IK iterates).
+
+    Quaternions with norm ``<= min_norm`` become the identity ``(0, 0, 0, 1)``.
+    """
+    norm = np.linalg.norm(quat, axis=-1, keepdims=True)
+    ok = norm > min_norm
+    out: FloatArray = np.where(ok, quat / np.where(ok, norm, 1.0), _IDENTITY_QUATERNION)
+    return out
+
+
 _ZERO_QUATERNION_NORM = 100.0 * float(np.finfo(np.float64).eps)
 '''MoveIt ``normalizeRotation``'s "zero quaternion" threshold (the identity in enforce).'''
 _IDENTITY_QUATERNION = np.array([0.0, 0.0, 0.0, 1.0])
