@@ -11,10 +11,19 @@ Conventions (design study B5):
       FLOATING and RPY_FLOATING use ``[w_FM; v_FM]`` (angular first), both expressed in the
       joint frame F (= parent link frame moved by the joint origin).
 
-Nothing here loops over joints in Python. Single configurations compose link poses by pointer
-jumping (``ceil(log2(depth))`` batched products); batches sweep the tree level by level in
-structure-of-arrays layout, using each joint kind's structure (a product with a constant matrix,
-then a two-column rotation mix or a translation). Both give the same poses to ~1e-15.
+Model / plan / data (Pinocchio's split): the :class:`~robot_state_core.robot_model.RobotModel`
+is immutable; every table derived from it is compiled once into its :class:`KinematicsPlan`
+(:func:`plan`, owned by the model); what one evaluation produces goes into a
+:class:`KinematicsData` (:func:`update_forward_kinematics`), which a ``RobotState`` owns.
+
+One kernel per quantity: local joint transforms come from :func:`_local_transforms` (joint
+motions from :mod:`robot_state_core.joint_kernels`); a single configuration composes them by
+pointer jumping (:func:`_compose_single`, ``ceil(log2(depth))`` batched products); batches go
+through the one level sweep :func:`_sweep_levels` in structure-of-arrays layout, which fuses
+each 1-DOF joint's motion into the sweep (a product with a constant matrix, then a two-column
+rotation mix or a translation); the two schedules agree to ~1e-15. Jacobian columns come from
+:func:`point_jacobian_columns` (IK's iteration Jacobian uses it too). Rotation math is
+:mod:`robot_state_core.spatial`. Nothing here loops over joints in Python.
 """
 
 from __future__ import annotations
@@ -302,20 +311,22 @@ def _local_transforms(model: RobotModel, p: KinematicsPlan, q: FloatArray) -> Fl
     J = p.joint_count
     # No mask needed: the coefficients of joints without one variable are zero (and q is
     # finite), so whatever variable their theta_index reads contributes nothing.
-    if q.ndim == 1:
+    if q.ndim == 1:  # the hot single-configuration path: no batch bookkeeping
         theta = q[p.theta_index] if q.size else np.zeros(J)
         coef = p.coef_template.copy()  # (J, 1, 4); rows of its transpose are cheap views
         factors = coef.reshape(J, 4).T
+        shape: tuple[int, ...] = (J, 4, 4)
     else:
         theta = q[..., p.theta_index] if q.shape[-1] else np.zeros((*q.shape[:-1], J))
         coef = np.array(np.broadcast_to(p.coef_template, (*q.shape[:-1], J, 1, 4)))
         factors = np.moveaxis(coef.reshape(*q.shape[:-1], J, 4), -1, 0)
+        shape = (*q.shape[:-1], J, 4, 4)
     np.sin(theta, out=factors[1])
     one_minus_cos = factors[2]
     np.cos(theta, out=one_minus_cos)
     np.subtract(1.0, one_minus_cos, out=one_minus_cos)
     factors[3] = theta
-    X: FloatArray = np.matmul(coef, p.coefficients_jk).reshape(*q.shape[:-1], J, 4, 4)
+    X: FloatArray = np.matmul(coef, p.coefficients_jk).reshape(shape)
     if p.planar.size or p.floating.size or p.rpy.size:
         X = _multi_dof_transforms(model, p, q, X)
     return X
@@ -548,6 +559,14 @@ def jacobian(model: RobotModel, q: ArrayLike, link: str | int, point_L: ArrayLik
     return J
 
 
+_LEVI_CIVITA = np.zeros((3, 3, 3))
+_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
+_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
+_SMALL_JACOBIAN = 64
+'''Columns up to which the cross products are one einsum call (fewer numpy calls) rather
+than component arithmetic (faster per element).'''
+
+
 def point_jacobian_columns(axis_W: FloatArray, lever_W: FloatArray, *, angular: bool = True,
                            prismatic: IntArray | None = None,
                            column_axis: int = -2) -> FloatArray:
@@ -560,24 +579,29 @@ def point_jacobian_columns(axis_W: FloatArray, lever_W: FloatArray, *, angular: 
     Args:
         axis_W: ``(..., 3)`` unit joint axes.
         lever_W: ``(..., 3)`` from a point on each axis to the point whose velocity is wanted
-            (broadcast against ``axis_W``).
+            (``axis_W`` broadcasts against it).
         angular: Also return the angular rows (width 6), else only the linear ones (3).
         prismatic: Indices of the prismatic columns along ``column_axis`` of the result.
         column_axis: Axis of the result that runs over the columns (negative, before the
             last).
 
     Returns:
-        ``(..., 6)`` (or ``(..., 3)``) columns, the leading shape broadcast from the inputs.
+        ``(..., 6)`` (or ``(..., 3)``) columns, the leading shape of ``lever_W``.
     """
-    shape = np.broadcast_shapes(axis_W.shape, lever_W.shape)[:-1]
-    out = np.empty((*shape, 6 if angular else 3))
-    a0, a1, a2 = axis_W[..., 0], axis_W[..., 1], axis_W[..., 2]
-    l0, l1, l2 = lever_W[..., 0], lever_W[..., 1], lever_W[..., 2]
-    out[..., 0] = a1 * l2 - a2 * l1
-    out[..., 1] = a2 * l0 - a0 * l2
-    out[..., 2] = a0 * l1 - a1 * l0
-    if angular:
-        out[..., 3:] = axis_W
+    shape = lever_W.shape[:-1]
+    if lever_W.size <= 3 * _SMALL_JACOBIAN and axis_W.shape == lever_W.shape:
+        # One call: cheapest for a single Jacobian.
+        linear = np.einsum('ijk,...j,...k->...i', _LEVI_CIVITA, axis_W, lever_W)
+        out = np.concatenate((linear, axis_W), axis=-1) if angular else linear
+    else:  # component arithmetic: cheapest for IK's (tips, columns, rows) stacks
+        out = np.empty((*shape, 6 if angular else 3))
+        a0, a1, a2 = axis_W[..., 0], axis_W[..., 1], axis_W[..., 2]
+        l0, l1, l2 = lever_W[..., 0], lever_W[..., 1], lever_W[..., 2]
+        out[..., 0] = a1 * l2 - a2 * l1
+        out[..., 1] = a2 * l0 - a0 * l2
+        out[..., 2] = a0 * l1 - a1 * l0
+        if angular:
+            out[..., 3:] = axis_W
     if prismatic is not None and prismatic.size:
         o = np.moveaxis(out, column_axis, 0)  # a view
         a = np.moveaxis(np.broadcast_to(axis_W, (*shape, 3)), column_axis, 0)
