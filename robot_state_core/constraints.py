@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 import enum
 import math
-from typing import Any
 
 import numpy as np
 
 from robot_state_core._typing import FloatArray
 from robot_state_core.geometry.shapes import Box, Cylinder, Shape, Sphere
 from robot_state_core.joints import JointType
+from robot_state_core.robot_model import RobotModel
 from robot_state_core.spatial import (
     rotation_from_quat_xyzw,
     rotation_log,
@@ -120,7 +120,7 @@ def _point_in_shape(p_S: FloatArray, shape: Shape) -> bool:
     return False
 
 
-def evaluate_joint_constraint(model: Any, q: FloatArray, c: JointConstraint
+def evaluate_joint_constraint(model: RobotModel, q: FloatArray, c: JointConstraint
                               ) -> ConstraintEvalResult:
     """Evaluate one joint constraint on ``q`` (nq). Raises UnknownNameError for the joint."""
     if model.has_variable(c.joint_name):
@@ -137,7 +137,7 @@ def evaluate_joint_constraint(model: Any, q: FloatArray, c: JointConstraint
     return ConstraintEvalResult(ok, abs(d))
 
 
-def evaluate_position_constraint(model: Any, X_WL: FloatArray, c: PositionConstraint
+def evaluate_position_constraint(model: RobotModel, X_WL: FloatArray, c: PositionConstraint
                                  ) -> ConstraintEvalResult:
     """Evaluate a position constraint on link poses ``X_WL`` (L, 4, 4)."""
     X = X_WL[model.link_index(c.link_name)]
@@ -150,7 +150,7 @@ def evaluate_position_constraint(model: Any, X_WL: FloatArray, c: PositionConstr
     return ConstraintEvalResult(inside, distance)
 
 
-def evaluate_orientation_constraint(model: Any, X_WL: FloatArray, c: OrientationConstraint
+def evaluate_orientation_constraint(model: RobotModel, X_WL: FloatArray, c: OrientationConstraint
                                     ) -> ConstraintEvalResult:
     """Evaluate an orientation constraint on link poses ``X_WL`` (L, 4, 4)."""
     R_link = X_WL[model.link_index(c.link_name)][:3, :3]
@@ -167,7 +167,7 @@ def evaluate_orientation_constraint(model: Any, X_WL: FloatArray, c: Orientation
     return ConstraintEvalResult(bool(np.all(angles <= tol + 1e-12)), float(angles.sum()))
 
 
-def evaluate_constraints(model: Any, q: FloatArray, X_WL: FloatArray,
+def evaluate_constraints(model: RobotModel, q: FloatArray, X_WL: FloatArray,
                          constraints: Constraints) -> ConstraintsEvaluation:
     """Evaluate every constraint of ``constraints`` at ``q`` with link poses ``X_WL``."""
     results: list[ConstraintEvalResult] = []
@@ -179,7 +179,7 @@ def evaluate_constraints(model: Any, q: FloatArray, X_WL: FloatArray,
     return ConstraintsEvaluation(tuple(results))
 
 
-def joint_constraint_bounds(model: Any, constraints: Sequence[JointConstraint]
+def joint_constraint_bounds(model: RobotModel, constraints: Sequence[JointConstraint]
                             ) -> dict[int, tuple[float, float]]:
     """``{variable index: (lower, upper)}`` imposed by joint constraints (for IK sampling)."""
     bounds: dict[int, tuple[float, float]] = {}

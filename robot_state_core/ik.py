@@ -57,7 +57,6 @@ import math
 import threading
 import time
 from typing import Any
-import weakref
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -72,7 +71,9 @@ from robot_state_core.errors import (
     UnknownNameError,
 )
 from robot_state_core.joint_kernels import multi_dof_motion, one_dof_motion_coefficients
+from robot_state_core.joint_model_group import JointModelGroup
 from robot_state_core.joints import JointType
+from robot_state_core.robot_model import RobotModel
 from robot_state_core.spatial import (
     check_quat_xyzw,
     random_quat_xyzw,
@@ -333,13 +334,16 @@ class _KernelCache:
     iteration_cost: dict[int, float] = field(default_factory=dict)  # rows -> seconds
 
 
-_KERNELS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], _KernelCache]] = (
-    weakref.WeakKeyDictionary())
+def _kernel_table(model: RobotModel) -> dict[tuple[str, tuple[int, ...], bool], _KernelCache]:
+    """The model's table of compiled IK kernels, filled on first use of each problem shape."""
+    del model  # the table starts empty; entries are compiled by _kernel
+    return {}
 
 
-def _kernel(model: Any, group: Any, tips: tuple[int, ...], position_only: bool) -> _KernelCache:
-    """The compiled kernel of a problem (cached per model)."""
-    cache = _KERNELS.setdefault(model, {})
+def _kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, ...],
+            position_only: bool) -> _KernelCache:
+    """The compiled kernel of a problem (owned by the model, see ``RobotModel.derived``)."""
+    cache = model.derived(_kernel_table)
     key = (group.name, tips, position_only)
     entry = cache.get(key)
     if entry is None:
@@ -350,7 +354,7 @@ def _kernel(model: Any, group: Any, tips: tuple[int, ...], position_only: bool) 
 
 
 
-def _compile_kernel(model: Any, group: Any, tips: tuple[int, ...],
+def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, ...],
                     position_only: bool) -> _Kernel:
     """Build the moving tree of ``tips`` for ``group`` (ValueError if a tip does not move)."""
     types = model.joint_types
@@ -535,7 +539,7 @@ class _Constants:
     tip: FloatArray  # (P, T, 4, 4): X_{tip ref link, tip}
 
 
-def _constants(model: Any, entry: _KernelCache, q: FloatArray) -> _Constants:
+def _constants(model: RobotModel, entry: _KernelCache, q: FloatArray) -> _Constants:
     """Constants for the configurations ``q`` ``(P, nq)`` (the last single one is cached)."""
     k = entry.kernel
     key = None
@@ -694,7 +698,7 @@ class _Search:
     solved problems are dropped.
     """
 
-    def __init__(self, model: Any, entry: _KernelCache, seeds: FloatArray, X_WT: FloatArray,
+    def __init__(self, model: RobotModel, entry: _KernelCache, seeds: FloatArray, X_WT: FloatArray,
                  options: IKOptions, validity: ValidityCallback | None,
                  rng: np.random.Generator) -> None:
         k = entry.kernel
@@ -1069,7 +1073,7 @@ def retarget_pose(X_WT: FloatArray, X_WF: FloatArray, X_WP: FloatArray) -> Float
     return out
 
 
-def _invalid(model: Any, seed: FloatArray | None, message: str, start: float) -> IKResult:
+def _invalid(model: RobotModel, seed: FloatArray | None, message: str, start: float) -> IKResult:
     q = np.array(seed if seed is not None else model.default_positions, dtype=np.float64)
     return IKResult(IKStatus.INVALID_REQUEST, q, math.inf, math.inf, 0,
                     time.perf_counter() - start, 0, message)
@@ -1107,7 +1111,7 @@ def _check_target(X: Any, what: str) -> tuple[FloatArray | None, str]:
     return a, ''
 
 
-def _check_seed(model: Any, seed: Any) -> tuple[FloatArray | None, str]:
+def _check_seed(model: RobotModel, seed: Any) -> tuple[FloatArray | None, str]:
     if seed is None:
         return np.array(model.default_positions, dtype=np.float64), ''
     try:
@@ -1121,7 +1125,7 @@ def _check_seed(model: Any, seed: Any) -> tuple[FloatArray | None, str]:
     return _check_seed_quaternions(model, a)
 
 
-def _check_seed_quaternions(model: Any, seeds: FloatArray) -> tuple[FloatArray | None, str]:
+def _check_seed_quaternions(model: RobotModel, seeds: FloatArray) -> tuple[FloatArray | None, str]:
     """``(seeds, '')``, or ``(None, reason)`` when a FLOATING quaternion is degenerate."""
     p = kinematics.plan(model)
     if p.floating.size:
@@ -1133,7 +1137,7 @@ def _check_seed_quaternions(model: Any, seeds: FloatArray) -> tuple[FloatArray |
     return seeds, ''
 
 
-def _resolve_timeout(timeout: float | None, group: Any) -> tuple[float | None, str]:
+def _resolve_timeout(timeout: float | None, group: JointModelGroup) -> tuple[float | None, str]:
     if timeout is None:
         return float(group.default_ik_timeout), ''
     try:
@@ -1145,7 +1149,7 @@ def _resolve_timeout(timeout: float | None, group: Any) -> tuple[float | None, s
     return (t if t > 0.0 else float(group.default_ik_timeout)), ''
 
 
-def _resolve(model: Any, group_name: str, tip_names: Sequence[str], n_targets: int,
+def _resolve(model: RobotModel, group_name: str, tip_names: Sequence[str], n_targets: int,
              position_only: bool) -> tuple[Any, _KernelCache | None, str]:
     """Group and kernel for the request, or an error message."""
     try:
@@ -1178,7 +1182,7 @@ def _resolve(model: Any, group_name: str, tip_names: Sequence[str], n_targets: i
     return group, k, ''
 
 
-def solve_ik(model: Any, request: IKRequest) -> IKResult:
+def solve_ik(model: RobotModel, request: IKRequest) -> IKResult:
     """Solve one IK request (MoveIt ``RobotState::setFromIK``, RS-70..RS-80).
 
     Args:
@@ -1232,8 +1236,9 @@ def solve_ik(model: Any, request: IKRequest) -> IKResult:
     return results[0]
 
 
-def solve_ik_batch(model: Any, group: str, targets: ArrayLike, seeds: ArrayLike | None = None,
-                   *, tip_link: str | None = None, timeout_per_target: float | None = None,
+def solve_ik_batch(model: RobotModel, group: str, targets: ArrayLike,
+                   seeds: ArrayLike | None = None, *, tip_link: str | None = None,
+                   timeout_per_target: float | None = None,
                    options: IKOptions | None = None,
                    validity_callback: ValidityCallback | None = None) -> list[IKResult]:
     """Solve many single-tip IK problems at once, iterated as one array.
@@ -1313,7 +1318,7 @@ def solve_ik_batch(model: Any, group: str, targets: ArrayLike, seeds: ArrayLike 
     return [r for r in results if r is not None]
 
 
-def prepare_ik(model: Any, group: str, tip_links: Sequence[str] = (), *,
+def prepare_ik(model: RobotModel, group: str, tip_links: Sequence[str] = (), *,
                position_only: bool = False, seed: ArrayLike | None = None) -> None:
     """Compile the IK kernel of a (group, tips) pair and fill its sample table now.
 
@@ -1379,7 +1384,7 @@ def _generator(seed: int | None) -> np.random.Generator:
     return gen
 
 
-def _run(model: Any, entry: _KernelCache, seeds: FloatArray, X_WT: FloatArray,
+def _run(model: RobotModel, entry: _KernelCache, seeds: FloatArray, X_WT: FloatArray,
          options: IKOptions, validity: ValidityCallback | None, start: float,
          deadline: float) -> list[IKResult]:
     """Search ``P`` problems (seeds ``(P, nq)``, targets ``(P, T, 4, 4)``) as one array."""

@@ -354,8 +354,9 @@ class RobotModel:
         Higher layers compile their per-model plans through this (``kinematics.plan``,
         the bounds and state plans): each ``build`` function runs at most once per model
         (concurrent first calls may both build; one result is kept for everyone), and its
-        result must be immutable. The model owns the table; nothing is stored on it from
-        outside.
+        result must be immutable, or a cache of values that depend only on the model (IK's
+        compiled kernels, the Jacobian's link columns). The model owns the table; nothing is
+        stored on it from outside.
 
         Args:
             build: A module-level function of the model returning the plan.
