@@ -27,7 +27,7 @@ import math
 import os
 from pathlib import Path
 import re
-from typing import Any, cast, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -263,7 +263,7 @@ class RobotModel:
         self.load_messages: tuple[LoadMessage, ...] = (*getattr(srdf, 'messages', ()),
                                                        *self._messages)
         del self._messages
-        self._derived: dict[Callable[[RobotModel], object], object] = {}
+        self._derived: dict[Callable[[RobotModel], Any], Any] = {}
         self._sealed = True  # the last attribute: from here on the model is immutable
 
     @classmethod
@@ -364,10 +364,11 @@ class RobotModel:
         Returns:
             The plan ``build`` returned for this model.
         """
-        plan = self._derived.get(build)
-        if plan is None:
+        try:  # the hot path of every kinematics call: one dict lookup
+            plan: _PlanT = self._derived[build]
+        except KeyError:
             plan = self._derived.setdefault(build, build(self))
-        return cast(_PlanT, plan)
+        return plan
 
     def _warn(self, message: str, srdf: bool, kind: str, item: str = '',
               group: str = '') -> None:
