@@ -563,8 +563,8 @@ _LEVI_CIVITA = np.zeros((3, 3, 3))
 _LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
 _LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
 _SMALL_JACOBIAN = 64
-'''Columns up to which the cross products are one einsum call (fewer numpy calls) rather
-than component arithmetic (faster per element).'''
+'''Columns up to which one Jacobian's cross products are one einsum call (fewer numpy calls);
+stacks (batches, IK's tips x columns x rows) use component arithmetic (faster per element).'''
 
 
 def point_jacobian_columns(axis_W: FloatArray, lever_W: FloatArray, *, angular: bool = True,
@@ -589,8 +589,8 @@ def point_jacobian_columns(axis_W: FloatArray, lever_W: FloatArray, *, angular: 
         ``(..., 6)`` (or ``(..., 3)``) columns, the leading shape of ``lever_W``.
     """
     shape = lever_W.shape[:-1]
-    if lever_W.size <= 3 * _SMALL_JACOBIAN and axis_W.shape == lever_W.shape:
-        # One call: cheapest for a single Jacobian.
+    if lever_W.ndim == 2 and shape[0] <= _SMALL_JACOBIAN \
+            and axis_W.shape == lever_W.shape:  # one Jacobian: one call is cheapest
         linear = np.einsum('ijk,...j,...k->...i', _LEVI_CIVITA, axis_W, lever_W)
         out = np.concatenate((linear, axis_W), axis=-1) if angular else linear
     else:  # component arithmetic: cheapest for IK's (tips, columns, rows) stacks
