@@ -49,19 +49,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 import enum
-import hashlib
 import logging
 import math
-import os
-import shutil
-import tempfile
 from types import MappingProxyType
-from typing import Any, get_args, TypeAlias
-import weakref
+from typing import Any, get_args
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robot_state_core._typing import BoolArray, FloatArray, IntArray
 from robot_state_core.acm import AllowedCollisionMatrix, DecideContactFn
 from robot_state_core.attached_body import AttachedBody
 from robot_state_core.constraints import ConstraintEvalResult, Constraints, evaluate_constraints
@@ -85,6 +81,7 @@ from robot_state_core.geometry.shapes import Convex, HalfSpace, Mesh, Shape
 from robot_state_core.robot_geometry import MeshMode, RobotGeometry
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.robot_state import RobotState
+from robot_state_core.spatial import rigid_inverse
 from robot_state_core.transforms import as_pose
 
 __all__ = [
@@ -99,10 +96,6 @@ __all__ = [
 ]
 
 _LOG = logging.getLogger(__name__)
-
-FloatArray: TypeAlias = NDArray[np.float64]
-IntArray: TypeAlias = NDArray[np.intp]
-BoolArray: TypeAlias = NDArray[np.bool_]
 
 
 class CollisionObjectOperation(enum.IntEnum):
@@ -395,32 +388,6 @@ class _Selection:
         return out
 
 
-class _TempDir:
-    """A lazily created temporary directory, removed when the last scene using it is gone."""
-
-    def __init__(self) -> None:
-        self.path: str | None = None
-
-    def get(self) -> str:
-        if self.path is None:
-            self.path = tempfile.mkdtemp(prefix='robot_state_core_meshes_')
-            weakref.finalize(self, shutil.rmtree, self.path, True)
-        return self.path
-
-
-def _binary_stl(vertices: FloatArray, faces: NDArray[np.int64]) -> bytes:
-    tri = vertices[faces]
-    n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-    norm = np.linalg.norm(n, axis=1, keepdims=True)
-    n = np.divide(n, norm, out=np.zeros_like(n), where=norm > 0.0)
-    record = np.dtype([('normal', '<f4', (3,)), ('vertices', '<f4', (3, 3)), ('attr', '<u2')])
-    data = np.zeros(len(faces), dtype=record)
-    data['normal'] = n
-    data['vertices'] = tri
-    header = b'robot_state_core PlanningScene.mesh_shape'.ljust(80, b'\0')
-    return header + np.uint32(len(faces)).tobytes() + data.tobytes()
-
-
 # ---------------------------------------------------------------------------- the scene
 
 
@@ -463,7 +430,6 @@ class PlanningScene:
         self._world_version = 0
         self._edits = 0
         self._acm_seen: tuple[AllowedCollisionMatrix, int] = (self._acm, self._acm.version)
-        self._tempdir = _TempDir()
         self._group_links: dict[str, BoolArray] = {}
         self._reset_caches()
 
@@ -558,7 +524,6 @@ class PlanningScene:
         other._world_version = self._world_version
         other._edits = self.version
         other._acm_seen = (other._acm, other._acm.version)
-        other._tempdir = self._tempdir
         other._group_links = dict(self._group_links)
         other._reset_caches()
         layout = other._layout = self._layout
@@ -689,7 +654,7 @@ class PlanningScene:
         touch.add(link)
         state = self._state
         X_WL = state.get_global_link_transform(li)
-        X_LW = np.linalg.inv(X_WL)
+        X_LW = rigid_inverse(X_WL)
         shape_list = [(s, _pose(X, 'PlanningScene.attach_object: shape pose'))
                       for s, X in _shape_pairs(shapes, 'PlanningScene.attach_object')]
         _check_meshes([sh for sh, _ in shape_list], 'PlanningScene.attach_object')
@@ -749,17 +714,17 @@ class PlanningScene:
     def mesh_shape(self, vertices: ArrayLike, faces: ArrayLike) -> Mesh:
         """A collidable shape for a triangle mesh given by arrays (``shape_msgs/Mesh``).
 
-        The fcl backend collides mesh *files*, so the triangles are written once as a binary
-        STL (named by a hash of the arrays) into a temporary directory of this scene (shared
-        with its copies, removed when the last of them is garbage collected). STL stores
-        float32: coordinates are rounded to about 6e-8 relative.
+        No file is written: the arrays are held in memory under a path named by their hash
+        (:func:`~robot_state_core.geometry.meshes.register_mesh_arrays`; identical arrays share
+        one entry and one fcl ``BVHModel``, built from the arrays). The triangles are welded as
+        a mesh file's are; coordinates keep their float64 values.
 
         Args:
             vertices: ``(V, 3)`` vertex positions [m] in the shape frame.
             faces: ``(F, 3)`` vertex indices per triangle, ``F >= 1``.
 
         Returns:
-            ``Mesh(uri='file://<path>', path=<path>)``.
+            ``Mesh(uri=<path>, path=<path>)`` with ``<path> = 'mem://<sha1 of the arrays>'``.
 
         Raises:
             InvalidArgumentError: Malformed or non-finite arrays, indices out of range.
@@ -778,14 +743,8 @@ class PlanningScene:
                                        f'{f.shape}')
         if f.min() < 0 or f.max() >= len(v):
             raise InvalidArgumentError(f'{where}: face indices must be in [0, {len(v)})')
-        digest = hashlib.sha1(v.tobytes() + f.tobytes(), usedforsecurity=False).hexdigest()
-        path = os.path.join(self._tempdir.get(), f'{digest}.stl')
-        if not os.path.exists(path):
-            partial = f'{path}.{os.getpid()}.part'
-            with open(partial, 'wb') as out:
-                out.write(_binary_stl(v, f))
-            os.replace(partial, path)
-        return Mesh(uri=f'file://{path}', path=path)
+        path = meshes.register_mesh_arrays(v, f)
+        return Mesh(uri=path, path=path)
 
     # ------------------------------------------------------------------ registry view
 

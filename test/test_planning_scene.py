@@ -800,8 +800,8 @@ def test_mesh_shape_round_trip(model: RobotModel, scene: PlanningScene) -> None:
                       [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]])
     shape = scene.mesh_shape(corners, faces)
     assert isinstance(shape, Mesh) and shape.path is not None
-    assert shape.uri == f'file://{shape.path}' and os.path.isfile(shape.path)
-    assert scene.mesh_shape(corners, faces) == shape  # same arrays: same file
+    assert shape.path.startswith(meshes.MEMORY_SCHEME) and shape.uri == shape.path
+    assert scene.mesh_shape(corners, faces) == shape  # same arrays: same in-memory entry
     v, f = meshes.load_mesh(shape.path)
     def triangles(vertices: np.ndarray, tris: np.ndarray) -> set[tuple[object, ...]]:
         out: set[tuple[object, ...]] = set()
@@ -821,7 +821,7 @@ def test_mesh_shape_round_trip(model: RobotModel, scene: PlanningScene) -> None:
     assert pairs_of(scene.check_collision(state, all_contacts())) == {('base_link', 'mesh_box')}
     scene.apply_world_object(MOVE, 'mesh_box', front_box(0.004)[0])
     assert scene.distance_to_collision(state, self_collision=False) == pytest.approx(
-        0.004, abs=1e-7)  # float32 STL coordinates
+        0.004, abs=1e-9)  # float64 coordinates (no float32 STL in between)
 
     with pytest.raises(InvalidArgumentError):
         scene.mesh_shape(corners, faces + 8)
@@ -830,18 +830,87 @@ def test_mesh_shape_round_trip(model: RobotModel, scene: PlanningScene) -> None:
     with pytest.raises(InvalidArgumentError):
         scene.mesh_shape(corners, faces.astype(float) + 0.5)
 
-    # the directory is shared with copies and removed with the last of them
+    # copies and other scenes share the entry (content-keyed, like a mesh file's cache)
     local = PlanningScene(model)
-    directory = os.path.dirname(local.mesh_shape(corners, faces).path or '')
-    assert directory != os.path.dirname(shape.path)  # one directory per scene
-    snapshot = local.copy()
-    assert os.path.dirname(snapshot.mesh_shape(corners * 2, faces).path or '') == directory
-    del local
-    gc.collect()
-    assert os.path.isdir(directory)
-    del snapshot
-    gc.collect()
-    assert not os.path.exists(directory)
+    assert local.mesh_shape(corners, faces) == shape
+    assert local.copy().mesh_shape(corners * 2, faces) == local.mesh_shape(corners * 2, faces)
+
+
+def _cube_arrays(half: float) -> tuple[np.ndarray, np.ndarray]:
+    corners = np.array([[x, y, z] for x in (-half, half) for y in (-half, half)
+                        for z in (-half, half)])
+    faces = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
+                      [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]])
+    return corners, faces
+
+
+@pytest.mark.parametrize('kind', [Mesh, Convex])
+def test_array_mesh_answers_as_the_same_stl_file(model: RobotModel, kind: type,
+                                                 tmp_path: object,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A world object given as arrays collides and measures as the same mesh read from an STL.
+
+    The STL is written here with trimesh; the cube's coordinates (1/16 m) are exact in float32,
+    so the file holds the same numbers and the answers must agree exactly. Oracle for the
+    distances: the closed-form gap between the base box's front face and the cube.
+    """
+    import tempfile
+
+    import trimesh
+
+    half = 0.0625
+    corners, faces = _cube_arrays(half)
+    stl = os.path.join(str(tmp_path), 'cube.stl')
+    trimesh.Trimesh(corners, faces, process=False).export(stl)
+
+    temp_root = tempfile.gettempdir()
+    before = {n for n in os.listdir(temp_root) if n.startswith('robot_state_core_meshes_')}
+
+    def no_temp(*args: object, **kwargs: object) -> str:
+        raise AssertionError('the product wrote a temporary file')
+
+    monkeypatch.setattr(tempfile, 'mkdtemp', no_temp)
+    monkeypatch.setattr(tempfile, 'mkstemp', no_temp)
+
+    from_arrays = PlanningScene(model)
+    from_file = PlanningScene(model)
+    arrays_shape = from_arrays.mesh_shape(corners, faces)
+    shape_a = kind(arrays_shape.uri, path=arrays_shape.path)
+    shape_f = kind(stl, path=stl)
+    # the welded vertices and triangles are those read from the file
+    va, fa = meshes.load_mesh(arrays_shape.path or '')
+    vf, ff = meshes.load_mesh(stl)
+    np.testing.assert_array_equal(va, vf)
+    np.testing.assert_array_equal(fa, ff)
+
+    for k, gap in enumerate((0.03, 0.004, -0.01)):
+        X_WO = translation(BASE_FRONT_X + gap + half, 0.0, 0.15)
+        for sc, sh in ((from_arrays, shape_a), (from_file, shape_f)):
+            if k == 0:
+                sc.apply_world_object(ADD, 'cube', X_WO, [(sh, np.eye(4))])
+            else:
+                sc.apply_world_object(MOVE, 'cube', X_WO)
+        state_a, state_f = from_arrays.current_state, from_file.current_state
+        ra = from_arrays.check_collision(state_a, all_contacts())
+        rf = from_file.check_collision(state_f, all_contacts())
+        assert ra.collision == rf.collision == (gap < 0.0)
+        assert pairs_of(ra) == pairs_of(rf)
+        assert sorted(c.depth for c in ra.contacts) == sorted(c.depth for c in rf.contacts)
+        da = from_arrays.distance_to_collision(state_a, self_collision=False)
+        df = from_file.distance_to_collision(state_f, self_collision=False)
+        assert da == df
+        if gap > 0.0:
+            assert da == pytest.approx(gap, abs=1e-9)  # closed form: face-to-face gap
+
+    # the same as an attached body (the bounding box and the fcl geometry read the arrays)
+    for sc, sh in ((from_arrays, shape_a), (from_file, shape_f)):
+        sc.attach_object('tcp', 'held', None, [(sh, np.eye(4))])
+    ra = from_arrays.check_collision(from_arrays.current_state, all_contacts())
+    rf = from_file.check_collision(from_file.current_state, all_contacts())
+    assert pairs_of(ra) == pairs_of(rf) and ra.collision == rf.collision
+
+    after = {n for n in os.listdir(temp_root) if n.startswith('robot_state_core_meshes_')}
+    assert after == before
 
 
 def test_scene_graph_view(model: RobotModel, scene: PlanningScene) -> None:

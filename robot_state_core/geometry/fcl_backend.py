@@ -10,7 +10,9 @@ centred; fcl's ``Cone`` has its apex at ``+length/2``; ``Ellipsoid(a, b, c)`` se
 ``HalfSpace`` is
 ``fcl.Halfspace(n=(0, 0, 1), d=0)``, i.e. ``z <= 0`` (checked by the characterization test).
 A ``Mesh`` becomes one OBBRSS ``BVHModel`` per ``(file, scale)``, shared by every object that
-uses it; a ``Convex`` becomes an ``fcl.Convex`` of the mesh's convex hull, also shared.
+uses it; a ``Convex`` becomes an ``fcl.Convex`` of the mesh's convex hull, also shared. Meshes
+given as arrays (``mem://`` paths, :func:`~robot_state_core.geometry.meshes.register_mesh_arrays`)
+are built straight from their arrays, shared per content hash and scale; no file is involved.
 
 :class:`FclObjects` holds one ``fcl.CollisionObject`` per geometry and answers queries over an
 explicit candidate-pair list (``(P, 2)`` geometry indices), with three broad phases
@@ -76,6 +78,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robot_state_core._typing import FloatArray, Int64Array, IntArray
 from robot_state_core.errors import BackendUnavailableError, InvalidArgumentError
 from robot_state_core.geometry import meshes
 from robot_state_core.geometry.convex_distance import convex_signed_distance
@@ -108,8 +111,6 @@ from robot_state_core.geometry.shapes import (
     Sphere,
 )
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 _Exact = tuple[FloatArray, FloatArray, float, FloatArray]
 Broadphase = Literal['pairs', 'aabb', 'manager']
 BROADPHASES: tuple[Broadphase, ...] = ('pairs', 'aabb', 'manager')
@@ -299,7 +300,7 @@ class FclObjects:
         id_list = list(range(n)) if ids is None else [int(i) for i in ids]
         if len(id_list) != n:
             raise InvalidArgumentError(f'FclObjects: {n} shapes but {len(id_list)} ids')
-        self.ids: NDArray[np.int64] = np.array(id_list, dtype=np.int64)
+        self.ids: Int64Array = np.array(id_list, dtype=np.int64)
         self.ids.setflags(write=False)
         self._id_list = id_list
         self.broadphase = broadphase
@@ -309,7 +310,7 @@ class FclObjects:
         self._is_bvh = self._kinds == _MESH
         self._is_halfspace = self._kinds == _HALFSPACE
         self._vertices: list[FloatArray | None] = []
-        self._faces: list[NDArray[np.int64] | None] = []
+        self._faces: list[Int64Array | None] = []
         for shape in self._shapes:
             if isinstance(shape, Mesh):
                 v, f = meshes.load_mesh(*meshes.cache_key(shape))

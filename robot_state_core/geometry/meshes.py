@@ -10,6 +10,12 @@ merged (STL stores three per triangle), so vertex counts are those of the welded
 does not install); it returns outward-oriented triangles, which fcl's ``Convex`` needs for its
 support-point edge walk.
 
+:func:`register_mesh_arrays` takes a mesh given as arrays (``shape_msgs/Mesh``, e.g. a
+``moveit_msgs/CollisionObject``'s meshes) without a file: it is stored in memory under a
+``mem://<sha1 of the arrays>`` path, and every function here (hence the fcl backend, which
+builds its ``BVHModel`` or ``Convex`` from the arrays directly) accepts that path like a file.
+Identical arrays share one entry, one vertex/face pair and one BVH.
+
 Returned arrays are read-only: they are shared through the cache.
 """
 
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 import functools
+import hashlib
 import math
 import os
 from pathlib import Path
@@ -25,14 +32,29 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robot_state_core._typing import FloatArray, Int64Array
 from robot_state_core.errors import InvalidArgumentError, RobotDescriptionError
 from robot_state_core.geometry.shapes import Convex, Mesh
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
+__all__ = [
+    'MEMORY_SCHEME',
+    'cache_key',
+    'clear_mesh_cache',
+    'convex_hull',
+    'euler_characteristic',
+    'hull_planes',
+    'load_mesh',
+    'mesh_file',
+    'mesh_hull',
+    'register_mesh_arrays',
+]
 
-__all__ = ['cache_key', 'clear_mesh_cache', 'convex_hull', 'euler_characteristic',
-           'hull_planes', 'load_mesh', 'mesh_file', 'mesh_hull']
+MEMORY_SCHEME = 'mem://'
+'''Prefix of the paths of meshes held in memory (:func:`register_mesh_arrays`).'''
+
+# In-memory meshes by path: welded (V, 3) float64 vertices and (F, 3) int64 faces, read-only.
+# Like a file on disk, an entry outlives clear_mesh_cache (the derived caches are cleared).
+_IN_MEMORY: dict[str, tuple[FloatArray, Int64Array]] = {}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -40,8 +62,10 @@ def _real_path(path: str) -> str:
     """``os.path.realpath``, memoized (cleared by :func:`clear_mesh_cache`).
 
     Planning-scene copies look up every mesh of the robot again; resolving symlinks each time
-    was 60 % of a copy's first collision check.
+    was 60 % of a copy's first collision check. In-memory paths are returned unchanged.
     """
+    if path.startswith(MEMORY_SCHEME):
+        return path
     return os.path.realpath(path)
 
 
@@ -79,7 +103,7 @@ def mesh_file(shape: Mesh | Convex) -> str:
 
 
 def load_mesh(path: str | os.PathLike[str],
-              scale: ArrayLike = (1.0, 1.0, 1.0)) -> tuple[FloatArray, IntArray]:
+              scale: ArrayLike = (1.0, 1.0, 1.0)) -> tuple[FloatArray, Int64Array]:
     """Load a triangle mesh file, scaled, from the cache when possible.
 
     Args:
@@ -109,12 +133,24 @@ def clear_mesh_cache() -> None:
 
 
 @functools.cache
-def _load_cached(path: str, scale: tuple[float, float, float]) -> tuple[FloatArray, IntArray]:
+def _load_cached(path: str, scale: tuple[float, float, float]) -> tuple[FloatArray, Int64Array]:
+    if path.startswith(MEMORY_SCHEME):
+        if path not in _IN_MEMORY:
+            raise RobotDescriptionError(f'in-memory mesh {path!r} was never registered '
+                                        '(register_mesh_arrays)')
+        vertices, faces = _IN_MEMORY[path]
+        return _scaled(vertices, faces, scale)
     if not os.path.isfile(path):
         raise RobotDescriptionError(f'mesh file {path!r} does not exist')
     if not os.access(path, os.R_OK):
         raise RobotDescriptionError(f'mesh file {path!r} is not readable')
     vertices, faces = _read_with_trimesh(path)
+    return _scaled(vertices, faces, scale)
+
+
+def _scaled(vertices: FloatArray, faces: Int64Array,
+            scale: tuple[float, float, float]) -> tuple[FloatArray, Int64Array]:
+    """Read-only scaled copies; a mirroring scale flips the winding to stay outward."""
     v = vertices * np.asarray(scale)
     f = faces.copy()
     if scale[0] * scale[1] * scale[2] < 0.0:
@@ -124,7 +160,7 @@ def _load_cached(path: str, scale: tuple[float, float, float]) -> tuple[FloatArr
     return v, f
 
 
-def _read_with_trimesh(path: str) -> tuple[FloatArray, IntArray]:
+def _read_with_trimesh(path: str) -> tuple[FloatArray, Int64Array]:
     try:
         import trimesh
     except ImportError as err:  # pragma: no cover - trimesh is a declared dependency
@@ -150,8 +186,50 @@ def _read_with_trimesh(path: str) -> tuple[FloatArray, IntArray]:
     return vertices, faces
 
 
+def register_mesh_arrays(vertices: FloatArray, faces: Int64Array) -> str:
+    """Hold a triangle mesh given as arrays in memory; its path for :class:`Mesh` shapes.
+
+    The triangles are welded as a mesh file's are (trimesh merges duplicate vertices and drops
+    unreferenced ones, exactly as when they are read from an STL written from the arrays), so
+    vertex counts and order are those :func:`load_mesh` gives for that file; coordinates keep
+    their float64 values (an STL would round them to float32). Identical arrays give the same
+    path and share one entry.
+
+    Args:
+        vertices: ``(V, 3)`` finite float64 vertex positions [m], validated by the caller.
+        faces: ``(F >= 1, 3)`` int64 vertex indices in ``[0, V)``, validated by the caller.
+
+    Returns:
+        ``'mem://<sha1 of the arrays>'``, accepted by :func:`load_mesh`, :func:`mesh_hull`
+        and :func:`cache_key` (through ``Mesh.path``) like a file path.
+
+    Raises:
+        RobotDescriptionError: trimesh is not installed.
+    """
+    v = np.ascontiguousarray(vertices, dtype=np.float64)
+    f = np.ascontiguousarray(faces, dtype=np.int64)
+    digest = hashlib.sha1(v.tobytes() + f.tobytes(), usedforsecurity=False).hexdigest()
+    path = f'{MEMORY_SCHEME}{digest}'
+    if path not in _IN_MEMORY:
+        try:
+            import trimesh
+        except ImportError as err:  # pragma: no cover - trimesh is a declared dependency
+            raise RobotDescriptionError('in-memory meshes need trimesh (pip install '
+                                        'trimesh)') from err
+        # One vertex per triangle corner, as an STL stores them; trimesh then welds them.
+        soup = v[f].reshape(-1, 3)
+        mesh = trimesh.Trimesh(vertices=soup, faces=np.arange(len(soup)).reshape(-1, 3),
+                               process=True)
+        welded_v = np.array(mesh.vertices, dtype=np.float64)
+        welded_f = np.array(mesh.faces, dtype=np.int64)
+        welded_v.setflags(write=False)
+        welded_f.setflags(write=False)
+        _IN_MEMORY[path] = (welded_v, welded_f)
+    return path
+
+
 def mesh_hull(path: str | os.PathLike[str],
-              scale: ArrayLike = (1.0, 1.0, 1.0)) -> tuple[FloatArray, IntArray]:
+              scale: ArrayLike = (1.0, 1.0, 1.0)) -> tuple[FloatArray, Int64Array]:
     """The convex hull of a (scaled) mesh file, cached per ``(real path, scale)``.
 
     Returns:
@@ -166,7 +244,7 @@ def mesh_hull(path: str | os.PathLike[str],
 
 
 @functools.cache
-def _hull_cached(path: str, scale: tuple[float, float, float]) -> tuple[FloatArray, IntArray]:
+def _hull_cached(path: str, scale: tuple[float, float, float]) -> tuple[FloatArray, Int64Array]:
     v, _ = _load_cached(path, scale)
     hv, hf = convex_hull(v)
     hv.setflags(write=False)
@@ -175,7 +253,7 @@ def _hull_cached(path: str, scale: tuple[float, float, float]) -> tuple[FloatArr
 
 
 def convex_hull(vertices: ArrayLike, *,
-                rel_tol: float = 1e-10) -> tuple[FloatArray, IntArray]:
+                rel_tol: float = 1e-10) -> tuple[FloatArray, Int64Array]:
     """Convex hull of a point set (quickhull, numpy).
 
     Args:
@@ -227,7 +305,7 @@ def _initial_simplex(pts: FloatArray, eps: float) -> list[int]:
     return [a, b, c, d]
 
 
-def _quickhull(pts: FloatArray, eps: float) -> IntArray:
+def _quickhull(pts: FloatArray, eps: float) -> Int64Array:
     a, b, c, d = _initial_simplex(pts, eps)
     cap = 64
     F = np.zeros((cap, 3), dtype=np.int64)
@@ -292,7 +370,7 @@ def _quickhull(pts: FloatArray, eps: float) -> IntArray:
         orphans = orphans[orphans != eye]
         if len(orphans):
             _assign(pts, orphans, new, Nrm, Off, eps, owner, owner_dist)
-    out: IntArray = F[:count][alive[:count]]
+    out: Int64Array = F[:count][alive[:count]]
     return out
 
 
@@ -308,7 +386,7 @@ def _assign(pts: FloatArray, which: NDArray[np.intp] | NDArray[np.int64],
     owner_dist[which[outside]] = best_d[outside]
 
 
-def hull_planes(vertices: FloatArray, faces: IntArray) -> tuple[FloatArray, FloatArray]:
+def hull_planes(vertices: FloatArray, faces: Int64Array) -> tuple[FloatArray, FloatArray]:
     """Outward unit normals (K, 3) and offsets (K,) of a hull's faces: inside is ``n·p <= o``."""
     p0, p1, p2 = (vertices[faces[:, i]] for i in range(3))
     n = np.cross(p1 - p0, p2 - p0)
@@ -316,7 +394,7 @@ def hull_planes(vertices: FloatArray, faces: IntArray) -> tuple[FloatArray, Floa
     return n, np.einsum('ij,ij->i', n, p0)
 
 
-def euler_characteristic(faces: Sequence[Sequence[int]] | IntArray) -> int:
+def euler_characteristic(faces: Sequence[Sequence[int]] | Int64Array) -> int:
     """``V - E + F`` of a closed triangle mesh (2 for a sphere-like hull)."""
     f = np.asarray(faces, dtype=np.int64)
     edges = np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]), axis=1)
