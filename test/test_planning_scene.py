@@ -8,14 +8,15 @@ y in [-0.2, 0.2], z in [0.05, 0.25], which gives closed-form world-box cases at 
 
 from __future__ import annotations
 
-import gc
 import math
 import os
+import tempfile
 import threading
 
 import numpy as np
 import pytest
 import robot_corpus
+import trimesh
 
 from robot_state_core.acm import AllowedCollisionMatrix
 from robot_state_core.constraints import (
@@ -854,10 +855,6 @@ def test_array_mesh_answers_as_the_same_stl_file(model: RobotModel, kind: type,
     so the file holds the same numbers and the answers must agree exactly. Oracle for the
     distances: the closed-form gap between the base box's front face and the cube.
     """
-    import tempfile
-
-    import trimesh
-
     half = 0.0625
     corners, faces = _cube_arrays(half)
     stl = os.path.join(str(tmp_path), 'cube.stl')
