@@ -38,6 +38,7 @@ import numpy as np
 
 from robot_state_core import bounds, kinematics
 from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.geometry.fcl_backend import FclObjects
 from robot_state_core.robot_geometry import RobotGeometry
 
 REASONS = ('Adjacent', 'Default', 'Always', 'Never')
@@ -168,8 +169,6 @@ def generate_acm(model: Any, num_samples: int = DEFAULT_NUM_SAMPLES, seed: int =
         InvalidArgumentError: ``num_samples`` is negative or ``always_fraction`` is outside
             (0, 1].
     """
-    from robot_state_core.geometry.fcl_backend import FclObjects
-
     if int(num_samples) != num_samples or num_samples < 0:
         raise InvalidArgumentError(f'generate_acm: num_samples must be an integer >= 0, got '
                                    f'{num_samples!r}')

@@ -36,12 +36,20 @@ from typing import Any
 
 import numpy as np
 
+from robot_state_core.acm_generation import generate_acm, srdf_disable_collisions
 from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
-from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
+from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError, UnknownNameError
+from robot_state_core.ik import IKOptions, IKRequest, solve_ik
 from robot_state_core.io.load_report import LoadMessage, summarize
 from robot_state_core.io.xacro import parse_xacro_args
+from robot_state_core.planning_scene import CollisionRequest, PlanningScene
 from robot_state_core.robot_model import RobotModel
-from robot_state_core.transforms import pose_from_xyz_rpy
+from robot_state_core.robot_state import RobotState
+from robot_state_core.transforms import (
+    pose_from_xyz_rpy,
+    quat_xyzw_from_rotation,
+    rotation_from_quat_xyzw,
+)
 from robot_state_core.viewer.app import RobotViewer
 from robot_state_core.viewer.browser import HeadlessBrowser
 from robot_state_core.viewer.snapshot import page_screenshot
@@ -128,9 +136,7 @@ def print_load_report(messages: Sequence[LoadMessage], verbose: bool = False,
                 print(f'  - {m.text}', file=out)
 
 
-def _model_and_state(ns: argparse.Namespace) -> tuple[RobotModel, Any]:
-    from robot_state_core.robot_state import RobotState
-
+def _model_and_state(ns: argparse.Namespace) -> tuple[RobotModel, RobotState]:
     urdf = Path(ns.urdf) if ns.urdf else default_robot_urdf_path()
     srdf = Path(ns.srdf) if ns.srdf else (None if ns.urdf else default_robot_srdf_path())
     model = RobotModel.from_urdf_file(urdf, srdf, package_roots=ns.package_root,
@@ -140,8 +146,6 @@ def _model_and_state(ns: argparse.Namespace) -> tuple[RobotModel, Any]:
         done = any(state.set_to_default_values(group, ns.state) for group in model.group_names
                    if ns.state in model.group(group).named_states)
         if not done:
-            from robot_state_core.errors import UnknownNameError
-
             raise UnknownNameError(ns.state, 'named state',
                                    [n for g in model.group_names
                                     for n in model.group(g).named_states])
@@ -152,8 +156,6 @@ def _model_and_state(ns: argparse.Namespace) -> tuple[RobotModel, Any]:
 
 
 def _pose_json(X: Any) -> dict[str, list[float]]:
-    from robot_state_core.transforms import quat_xyzw_from_rotation
-
     return {'position': [float(v) for v in X[:3, 3]],
             'orientation_xyzw': [float(v) for v in quat_xyzw_from_rotation(X[:3, :3])]}
 
@@ -168,9 +170,6 @@ def _cmd_fk(ns: argparse.Namespace) -> int:
 
 
 def _cmd_ik(ns: argparse.Namespace) -> int:
-    from robot_state_core.ik import IKRequest, solve_ik
-    from robot_state_core.transforms import rotation_from_quat_xyzw
-
     model, state = _model_and_state(ns)
     values = [float(v) for v in ns.target]
     X = np.eye(4)
@@ -181,8 +180,6 @@ def _cmd_ik(ns: argparse.Namespace) -> int:
         print('robot-state-core ik: --target takes x y z [qx qy qz qw]', file=sys.stderr)
         return 2
     group = model.group(ns.group)
-    from robot_state_core.ik import IKOptions
-
     result = solve_ik(model, IKRequest(
         group=group.name, targets=(X,), tip_links=(ns.tip,) if ns.tip else (),
         seed=np.array(state.positions), timeout=ns.timeout or None,
@@ -197,8 +194,6 @@ def _cmd_ik(ns: argparse.Namespace) -> int:
 
 
 def _cmd_collide(ns: argparse.Namespace) -> int:
-    from robot_state_core.planning_scene import CollisionRequest, PlanningScene
-
     model, state = _model_and_state(ns)
     scene = PlanningScene(model, padding=ns.padding)
     result = scene.check_collision(state, CollisionRequest(
@@ -214,8 +209,6 @@ def _cmd_collide(ns: argparse.Namespace) -> int:
 
 
 def _cmd_gen_acm(ns: argparse.Namespace) -> int:
-    from robot_state_core.acm_generation import generate_acm, srdf_disable_collisions
-
     urdf = Path(ns.urdf) if ns.urdf else default_robot_urdf_path()
     model = RobotModel.from_urdf_file(urdf, ns.srdf, package_roots=ns.package_root,
                                       xacro_args=parse_xacro_args(ns.xacro_arg))

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from robot_state_core.errors import InvalidTypeError
+from robot_state_core.joints import JointType
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.transforms import FloatArray, quat_xyzw_from_rotation
 
@@ -49,8 +50,6 @@ def fixed_joint_transforms(model: Any) -> FrameTransforms:
     Raises:
         InvalidTypeError: ``model`` is not a RobotModel.
     """
-    from robot_state_core.joints import JointType
-
     if not isinstance(model, RobotModel):
         raise InvalidTypeError(f'fixed_joint_transforms: model must be a RobotModel, got '
                                f'{type(model).__name__}')

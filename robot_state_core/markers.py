@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.geometry.shapes import (
     Box,
     Capsule,
@@ -117,8 +118,6 @@ def robot_markers(model: Any, geometry: str = 'visual',
     Raises:
         InvalidArgumentError: ``geometry`` is neither ``'visual'`` nor ``'collision'``.
     """
-    from robot_state_core.errors import InvalidArgumentError
-
     if geometry not in ('visual', 'collision'):
         raise InvalidArgumentError(f"robot_markers: geometry must be 'visual' or 'collision', "
                                    f'got {geometry!r}')

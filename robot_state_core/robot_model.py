@@ -43,10 +43,12 @@ from robot_state_core.errors import (
     UnknownNameError,
 )
 from robot_state_core.io.load_report import LoadMessage, log_load_messages
-from robot_state_core.io.srdf import dependency_order, MAX_GROUPS
+from robot_state_core.io.srdf import dependency_order, MAX_GROUPS, parse_srdf, read_srdf_file
+from robot_state_core.io.urdf import load_urdf_file, load_urdf_string
 from robot_state_core.joint_model_group import JointModelGroup
 from robot_state_core.joints import Joint, JOINT_TYPE_INFO, JointLimits, JointType
 from robot_state_core.links import Link
+from robot_state_core.rpy_floating import RpyFloatingJoint
 from robot_state_core.spatial import (
     check_quat_xyzw,
     MAX_COORDINATE,
@@ -286,9 +288,6 @@ class RobotModel:
             **load_kwargs: Passed to :func:`~robot_state_core.io.urdf.load_urdf_file`
                 (``package_map``, ``package_roots``, ``strict_meshes``, ...).
         """
-        from robot_state_core.io.srdf import read_srdf_file
-        from robot_state_core.io.urdf import load_urdf_file
-
         for what, path in (('urdf', urdf), ('srdf', srdf)):
             if not isinstance(path, str | os.PathLike) and (what == 'urdf' or path is not None):
                 raise InvalidTypeError(f'RobotModel.from_urdf_file: {what} must be a path, got '
@@ -304,9 +303,6 @@ class RobotModel:
                          kinematics: Mapping[str, Mapping[str, Any]] | None = None,
                          **load_kwargs: Any) -> RobotModel:
         """Load URDF (and SRDF) documents, e.g. ``robot_description`` parameters, and compile."""
-        from robot_state_core.io.srdf import parse_srdf
-        from robot_state_core.io.urdf import load_urdf_string
-
         _check_link_elements(urdf)
         result = load_urdf_string(urdf, **load_kwargs)
         model = cls(result.scene_graph, parse_srdf(srdf, source='robot_description_semantic')
@@ -1259,8 +1255,6 @@ class RobotModel:
             UnknownNameError: No such joint.
             ModelError: The joint is not an rpy_floating joint.
         """
-        from robot_state_core.rpy_floating import RpyFloatingJoint
-
         j = self.joint_index(name)
         joint = self.joints[j]
         if joint.type is not JointType.RPY_FLOATING:

@@ -14,10 +14,24 @@ Id lists are tuples in registration order, which is stable.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numpy.typing import NDArray
 
+from robot_state_core._typing import FloatArray
 from robot_state_core.errors import GeometryRegistrationError, InvalidArgumentError
+from robot_state_core.geometry.identifiers import (
+    FrameId,
+    GeometryId,
+    GeometryVersion,
+    ReferenceMesh,
+    SourceId,
+    WORLD_FRAME_ID,
+)
+from robot_state_core.geometry.identifiers import (
+    has_role as _has_role,
+)
 from robot_state_core.geometry.roles import (
     IllustrationProperties,
     PerceptionProperties,
@@ -26,18 +40,10 @@ from robot_state_core.geometry.roles import (
     RoleProperties,
     SINGLE_ROLES,
 )
-from robot_state_core.geometry.scene_graph import (
-    _has_role,
-    FloatArray,
-    FrameId,
-    GeometryId,
-    GeometryVersion,
-    ReferenceMesh,
-    SceneGraph,
-    SourceId,
-    WORLD_FRAME_ID,
-)
 from robot_state_core.geometry.shapes import Shape
+
+if TYPE_CHECKING:  # annotation only: scene_graph imports this module to build its inspector
+    from robot_state_core.geometry.scene_graph import SceneGraph
 
 
 class SceneGraphInspector:

@@ -69,12 +69,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 import itertools
 import math
-from typing import Any, NewType, Self, TYPE_CHECKING, TypeAlias
+from typing import Any, Self, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robot_state_core._typing import FloatArray, IntArray
 from robot_state_core.errors import GeometryRegistrationError, InvalidArgumentError
+from robot_state_core.geometry.identifiers import (
+    FrameId,
+    GeometryId,
+    GeometryVersion,
+    ReferenceMesh,
+    SourceId,
+    WORLD_FRAME_ID,
+)
+from robot_state_core.geometry.inspector import SceneGraphInspector
 from robot_state_core.geometry.roles import (
     IllustrationProperties,
     PerceptionProperties,
@@ -99,24 +109,9 @@ from robot_state_core.geometry.shapes import (
 )
 from robot_state_core.transforms import as_pose
 
-if TYPE_CHECKING:
-    from robot_state_core.geometry.inspector import SceneGraphInspector
-
-FloatArray: TypeAlias = NDArray[np.float64]
-IntArray: TypeAlias = NDArray[np.intp]
-
-SourceId = NewType('SourceId', int)
-'''Identifies a geometry source (the token for every edit; G-05).'''
-FrameId = NewType('FrameId', int)
-'''Identifies a registered frame (G-10/G-11); ``FrameId(0)`` is the world frame.'''
-GeometryId = NewType('GeometryId', int)
-'''Identifies a registered geometry (G-13, G-15, G-16).'''
-
 _new_id = itertools.count(1).__next__  # ids of every kind, unique in the process
 _new_version = itertools.count(1).__next__  # role version values, unique in the process
 
-WORLD_FRAME_ID = FrameId(0)
-'''The world frame's id, the same in every registry (G-31).'''
 WORLD_FRAME_NAME = 'world'
 '''The world frame's name.'''
 INTERNAL_SOURCE_NAME = 'SceneGraphInternal'
@@ -246,46 +241,6 @@ class GeometryInstance:
         """The perception properties, or ``None``."""
         p = self.properties_for(Role.PERCEPTION)
         return p if isinstance(p, PerceptionProperties) else None
-
-
-@dataclass(frozen=True, slots=True)
-class GeometryVersion:
-    """One version per role (Drake ``GeometryVersion``; G-C10).
-
-    Equal values for a role guarantee identical data for that role; different values do not
-    imply different data.
-    """
-
-    proximity: int
-    illustration: int
-    perception: int
-
-    def get(self, role: Role) -> int:
-        """The version of one role (PROXIMITY, ILLUSTRATION or PERCEPTION)."""
-        if role == Role.PROXIMITY:
-            return self.proximity
-        if role == Role.ILLUSTRATION:
-            return self.illustration
-        if role == Role.PERCEPTION:
-            return self.perception
-        raise InvalidArgumentError(f'GeometryVersion.get: {role!r} is not a single role')
-
-    def is_same_as(self, other: GeometryVersion, role: Role) -> bool:
-        """True if ``role`` has the same version in both (Drake ``IsSameAs``)."""
-        return self.get(role) == other.get(role)
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class ReferenceMesh:
-    """The reference (rest) mesh of a deformable geometry (G-16).
-
-    Attributes:
-        vertices: ``(V, 3)`` vertex positions [m] in the registered-in frame F (the world).
-        faces: ``(T, 3)`` vertex indices of the triangles (``(0, 3)`` when not known).
-    """
-
-    vertices: FloatArray
-    faces: IntArray
 
 
 class GeometrySet:
@@ -480,15 +435,6 @@ class _Geometry:
         return flags
 
 
-def _has_role(flags: Role, role: Role | None) -> bool:
-    """``role`` None: any; UNASSIGNED: no role at all; otherwise every bit of ``role``."""
-    if role is None:
-        return True
-    if role == Role.UNASSIGNED:
-        return flags == Role.UNASSIGNED
-    return (flags & role) == role
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class _PoseLayout:
     """Arrays for batched pose composition, rebuilt when the registry changes."""
@@ -608,8 +554,6 @@ class SceneGraph:
     def model_inspector(self) -> SceneGraphInspector:
         """A live read-only view of this registry (G-04)."""
         if self._inspector is None:
-            # Imported here: the inspector module imports this one for its types.
-            from robot_state_core.geometry.inspector import SceneGraphInspector
             self._inspector = SceneGraphInspector(self)
         return self._inspector
 

@@ -68,6 +68,8 @@ from robot_state_core.joints import (
     JointType,
 )
 from robot_state_core.links import Collision, Inertial, Link, Material, Visual
+from robot_state_core.scene_graph import SceneGraph
+from robot_state_core.spatial import rpy_from_rotation
 from robot_state_core.transforms import FloatArray, MAX_COORDINATE, pose_from_xyz_rpy
 
 _LOG = logging.getLogger(__name__)
@@ -596,8 +598,6 @@ def load_urdf_string(document: str | bytes, *, source: str = '<string>',
             ``strict_meshes``.
         UrdfLoadError: Invalid URDF content; ``element`` and ``line`` locate the problem.
     """
-    from robot_state_core.scene_graph import SceneGraph
-
     resolver = _resolver(package_map, package_roots, resolver)
     if base_dir is not None:
         resolver = resolver.with_base_dir(Path(base_dir))
@@ -719,8 +719,6 @@ def _fmt(values: Sequence[float] | FloatArray) -> str:
 
 
 def _origin_element(parent: Any, X: FloatArray) -> None:
-    from robot_state_core.joint_kernels import rpy_from_rotation
-
     if np.array_equal(X, np.eye(4)):
         return
     etree.SubElement(parent, 'origin', xyz=_fmt(X[:3, 3]), rpy=_fmt(rpy_from_rotation(X[:3, :3])))

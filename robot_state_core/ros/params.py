@@ -1,4 +1,4 @@
-"""Parameter declarations (with descriptors) and the frozen configs the nodes read them into."""
+"""Parameter declarations (with descriptors) of both nodes, and the configs they read them into."""
 
 from __future__ import annotations
 
@@ -152,12 +152,47 @@ def read_state_publisher_config(node: Any) -> StatePublisherConfig:
     )
 
 
+#: Default of ``max_ik_timeout`` [s]: the longest IK solve a client can ask for.
+MAX_IK_TIMEOUT_S = 1.0
+
+_SERVER_PARAMETERS: tuple[tuple[str, Any, ParameterDescriptor], ...] = (
+    ('robot_description', '', ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING, read_only=True,
+        description='URDF XML (used when the node does not share a model).')),
+    ('robot_description_semantic', '', ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING, read_only=True,
+        description='SRDF XML: groups, named states, disabled collision pairs.')),
+    ('kinematics_config', '', ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING, read_only=True,
+        description='Path of a MoveIt-style kinematics.yaml (per-group IK timeout).')),
+    ('max_ik_timeout', MAX_IK_TIMEOUT_S, ParameterDescriptor(
+        type=ParameterType.PARAMETER_DOUBLE,
+        description='Longest IK solve a compute_ik request gets [s]: a longer request timeout '
+                    "(or group default from kinematics.yaml) is cut to it, and the response's "
+                    'message says so.',
+        floating_point_range=[FloatingPointRange(from_value=0.001, to_value=60.0)])),
+    ('frame_prefix', '', ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING,
+        description='Frame prefix of the TF tree; accepted (and stripped) in request frames.')),
+    ('package_roots', [''], ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
+        description='Directories containing ROS packages (mesh URIs).')),
+)
+
+
+def declare_server_parameters(node: Any) -> None:
+    """Declare every parameter of the state server node (MoveIt services) on ``node``."""
+    for name, default, descriptor in _SERVER_PARAMETERS:
+        node.declare_parameter(name, default, descriptor)
+
+
+def server_parameter_types() -> dict[str, int]:
+    """``{name: ParameterType}`` of the service node's parameters."""
+    return {name: d.type for name, _, d in _SERVER_PARAMETERS}
+
+
 def declared_parameter_types() -> dict[str, int]:
     """``{name: ParameterType}`` of every parameter any of the package's nodes declares."""
     types = dict(state_publisher_parameter_types())
-    try:
-        from robot_state_core.ros.state_server_node import server_parameter_types
-    except ImportError:  # services need moveit_msgs
-        return types
     types.update(server_parameter_types())
     return types

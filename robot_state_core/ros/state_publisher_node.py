@@ -38,7 +38,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
-import logging
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +53,6 @@ from visualization_msgs.msg import MarkerArray
 
 from robot_state_core.errors import RobotDescriptionError, RobotStateCoreError
 from robot_state_core.frames import fixed_joint_transforms, FrameTransforms
-from robot_state_core.io.load_report import summarize
 from robot_state_core.markers import robot_markers
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.ros import qos
@@ -71,6 +69,7 @@ from robot_state_core.ros.log_limits import (
     ThrottledLogger,
     WARN_THROTTLE_S,
 )
+from robot_state_core.ros.model_loading import load_model, log_load_report
 from robot_state_core.ros.params import (
     declare_state_publisher_parameters,
     read_state_publisher_config,
@@ -83,43 +82,6 @@ from robot_state_core.tf_publishing import JointStateUpdate, TfPublishingCore
 ModelListener = Callable[[RobotModel], Callable[[], None]]
 #: Unknown names a summary line lists by name.
 UNKNOWN_NAMES_LISTED = 5
-
-
-def log_load_report(logger: Any, model: RobotModel, prefix: str = 'robot_description') -> None:
-    """Log a model's load messages: one line per kind at its level, each in full at DEBUG.
-
-    Args:
-        logger: An rclpy logger (``node.get_logger()``).
-        model: The loaded model (:attr:`RobotModel.load_messages`).
-        prefix: Text in front of every line.
-    """
-    for message in model.load_messages:
-        logger.debug(f'{prefix}: {message.text}')
-    for level, line in summarize(model.load_messages):
-        if level >= logging.WARNING:
-            logger.warning(f'{prefix}: {line}')
-        elif level >= logging.INFO:
-            logger.info(f'{prefix}: {line}')
-        else:
-            logger.debug(f'{prefix}: {line}')
-
-
-def load_model(config: StatePublisherConfig, source: str = 'robot_description') -> RobotModel:
-    """Compile the model described by a config (raises typed errors on bad descriptions).
-
-    Args:
-        config: The configuration; ``robot_description`` is the URDF XML to compile.
-        source: What the description came from (a file path, the parameter or the topic), named
-            in error messages.
-    """
-    if not config.robot_description.strip():
-        raise RobotDescriptionError(
-            'parameter robot_description is empty: pass the URDF XML (e.g. '
-            '-p robot_description:="$(cat robot.urdf)") or a URDF file as the first argument')
-    return RobotModel.from_urdf_string(config.robot_description,
-                                       config.robot_description_semantic or None,
-                                       source=source,
-                                       package_roots=config.package_roots)
 
 
 def read_description_file(path: str) -> str:

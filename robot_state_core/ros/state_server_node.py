@@ -42,7 +42,6 @@ from moveit_msgs.msg import (
 )
 from moveit_msgs.srv import GetPositionFK, GetPositionIK, GetStateValidity
 import numpy as np
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
@@ -67,6 +66,7 @@ from robot_state_core.robot_state import RobotState
 from robot_state_core.ros import qos
 from robot_state_core.ros.conversions import joint_state_arrays, marker_array
 from robot_state_core.ros.log_limits import clip, quoted, ThrottledLogger
+from robot_state_core.ros.model_loading import load_model, log_load_report
 from robot_state_core.ros.moveit_conversions import (
     apply_robot_state_msg,
     constraints_from_msg,
@@ -79,43 +79,13 @@ from robot_state_core.ros.moveit_conversions import (
     strip_prefix,
     world_object_from_msg,
 )
-from robot_state_core.ros.params import StatePublisherConfig
-from robot_state_core.ros.state_publisher_node import load_model, log_load_report
-
-SOURCE = 'robot_state_core'
-#: Default of ``max_ik_timeout`` [s]: the longest IK solve a client can ask for.
-MAX_IK_TIMEOUT_S = 1.0
-
-_SERVER_PARAMETERS: tuple[tuple[str, Any, ParameterDescriptor], ...] = (
-    ('robot_description', '', ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING, read_only=True,
-        description='URDF XML (used when the node does not share a model).')),
-    ('robot_description_semantic', '', ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING, read_only=True,
-        description='SRDF XML: groups, named states, disabled collision pairs.')),
-    ('kinematics_config', '', ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING, read_only=True,
-        description='Path of a MoveIt-style kinematics.yaml (per-group IK timeout).')),
-    ('max_ik_timeout', MAX_IK_TIMEOUT_S, ParameterDescriptor(
-        type=ParameterType.PARAMETER_DOUBLE,
-        description='Longest IK solve a compute_ik request gets [s]: a longer request timeout '
-                    "(or group default from kinematics.yaml) is cut to it, and the response's "
-                    'message says so.',
-        floating_point_range=[FloatingPointRange(from_value=0.001, to_value=60.0)])),
-    ('frame_prefix', '', ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING,
-        description='Frame prefix of the TF tree; accepted (and stripped) in request frames.')),
-    ('package_roots', [''], ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
-        description='Directories containing ROS packages (mesh URIs).')),
+from robot_state_core.ros.params import (
+    declare_server_parameters,
+    server_parameter_types,
+    StatePublisherConfig,
 )
 
-
-def server_parameter_types() -> dict[str, int]:
-    """``{name: ParameterType}`` of the service node's parameters."""
-    return {name: d.type for name, _, d in _SERVER_PARAMETERS}
-
-
+SOURCE = 'robot_state_core'
 def _load_kinematics(path: str) -> dict[str, Any]:
     if not path:
         return {}
@@ -173,8 +143,7 @@ class StateServerNode(Node):
     def __init__(self, node_name: str = 'robot_state_server', model: RobotModel | None = None,
                  **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
-        for name, default, descriptor in _SERVER_PARAMETERS:
-            self.declare_parameter(name, default, descriptor)
+        declare_server_parameters(self)
         self._log = ThrottledLogger(self.get_logger())
         self._lock = threading.Lock()
         follow_topic = model is None
