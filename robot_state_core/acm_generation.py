@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 import itertools
 import time
-from typing import Any, TextIO
+from typing import TextIO
 
 import numpy as np
 
@@ -40,6 +40,7 @@ from robot_state_core import bounds, kinematics
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.geometry.fcl_backend import FclObjects
 from robot_state_core.robot_geometry import RobotGeometry
+from robot_state_core.robot_model import RobotModel
 
 REASONS = ('Adjacent', 'Default', 'Always', 'Never')
 
@@ -90,7 +91,7 @@ class AcmReport:
         return {r: sum(1 for *_, reason in self.pairs if reason == r) for r in REASONS}
 
 
-def adjacent_link_pairs(model: Any, links_with_geometry: set[str]) -> set[tuple[str, str]]:
+def adjacent_link_pairs(model: RobotModel, links_with_geometry: set[str]) -> set[tuple[str, str]]:
     """Pairs of geometry-carrying links that the Setup Assistant calls adjacent.
 
     Two links are adjacent when a joint joins them, or when a path of joints joins them whose
@@ -144,7 +145,7 @@ def adjacent_link_pairs(model: Any, links_with_geometry: set[str]) -> set[tuple[
     return pairs
 
 
-def generate_acm(model: Any, num_samples: int = DEFAULT_NUM_SAMPLES, seed: int = 0,
+def generate_acm(model: RobotModel, num_samples: int = DEFAULT_NUM_SAMPLES, seed: int = 0,
                  always_fraction: float = DEFAULT_MIN_COLLISION_FRACTION,
                  progress: TextIO | None = None,
                  geometry: RobotGeometry | None = None) -> AcmReport:

@@ -8,7 +8,6 @@ per-joint Python loop over the math.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -38,7 +37,7 @@ class FrameTransforms:
         return len(self.child_frames)
 
 
-def fixed_joint_transforms(model: Any) -> FrameTransforms:
+def fixed_joint_transforms(model: RobotModel) -> FrameTransforms:
     """The transforms of every fixed joint of a model (what ``/tf_static`` carries).
 
     Args:

@@ -8,12 +8,11 @@ and floating translations ±0.5 m. Quaternion variables are produced by a rotati
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_core.joints import JointType
+from robot_state_core.robot_model import RobotModel
 
 
 class JointSweep:
@@ -24,7 +23,7 @@ class JointSweep:
         period_s: Period of the slowest variable [s].
     """
 
-    def __init__(self, model: Any, period_s: float = 8.0) -> None:
+    def __init__(self, model: RobotModel, period_s: float = 8.0) -> None:
         self.model = model
         active = np.flatnonzero(np.asarray(model.active_variable_mask))
         lower = np.asarray(model.variable_lower)[active]

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 import enum
-from typing import Any
 
 import numpy as np
 
@@ -28,6 +27,7 @@ from robot_state_core.geometry.shapes import (
     Shape,
     Sphere,
 )
+from robot_state_core.robot_model import RobotModel
 from robot_state_core.transforms import FloatArray
 
 #: Colour of elements without a material (RViz's default robot grey).
@@ -103,7 +103,7 @@ def shape_markers(shape: Shape, X_FK: FloatArray) -> list[tuple[MarkerKind, tupl
     return []  # HalfSpace/Cone: no RViz primitive (not produced by URDF loading)
 
 
-def robot_markers(model: Any, geometry: str = 'visual',
+def robot_markers(model: RobotModel, geometry: str = 'visual',
                   visible_links: Iterable[str] | None = None) -> list[MarkerSpec]:
     """Markers for every link's visual (default) or collision elements.
 

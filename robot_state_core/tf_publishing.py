@@ -43,6 +43,7 @@ from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.frames import FrameTransforms
 from robot_state_core.joints import JointType
 from robot_state_core.kinematics import local_joint_transforms, plan
+from robot_state_core.robot_model import RobotModel
 from robot_state_core.transforms import check_quat_xyzw, quat_xyzw_from_rotation
 
 IntArray = NDArray[np.intp]
@@ -191,7 +192,7 @@ class TfPublishingCore:
         ignore_timestamp: Publish every message regardless of stamps.
     """
 
-    def __init__(self, model: Any, publish_frequency: float = 20.0,
+    def __init__(self, model: RobotModel, publish_frequency: float = 20.0,
                  ignore_timestamp: bool = False) -> None:
         self.model = model
         self.publish_frequency = float(publish_frequency)

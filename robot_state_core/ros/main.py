@@ -33,6 +33,7 @@ from robot_state_core.errors import RobotStateCoreError
 from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.io.xacro import read_robot_description
 from robot_state_core.joint_sweep import JointSweep
+from robot_state_core.robot_model import RobotModel
 from robot_state_core.ros import qos
 from robot_state_core.ros.distro import ros_distro
 from robot_state_core.ros.log_limits import clip, LOG_LINE_LIMIT
@@ -385,7 +386,7 @@ class _ServiceThread:
 class SimulatedJointStates(Node):
     """Publishes ``joint_states`` that sweep every active joint smoothly within its limits."""
 
-    def __init__(self, model: Any, rate_hz: float = 50.0, **kwargs: Any) -> None:
+    def __init__(self, model: RobotModel, rate_hz: float = 50.0, **kwargs: Any) -> None:
         super().__init__('simulated_joint_states', **kwargs)
         self._sweep = JointSweep(model)
         self._pub = self.create_publisher(JointState, 'joint_states', qos.JOINT_STATES)

@@ -25,6 +25,9 @@ from robot_state_core.constraints import (
 from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError, UnknownNameError
 from robot_state_core.geometry.shapes import Box, Cone, Cylinder, Shape, Sphere
 from robot_state_core.joints import JointType
+from robot_state_core.planning_scene import PlanningScene
+from robot_state_core.robot_model import RobotModel
+from robot_state_core.robot_state import RobotState
 from robot_state_core.ros.log_limits import clip, RESPONSE_MESSAGE_LIMIT
 from robot_state_core.transforms import (
     check_quat_xyzw,
@@ -100,7 +103,8 @@ def strip_prefix(frame_id: str, frame_prefix: str) -> str:
     return frame
 
 
-def frame_pose(model: Any, X_WL: FloatArray, frame_id: str, frame_prefix: str = '') -> FloatArray:
+def frame_pose(model: RobotModel, X_WL: FloatArray, frame_id: str,
+               frame_prefix: str = '') -> FloatArray:
     """``X_WF`` of a frame id: '' or the model frame → identity; a link → its pose.
 
     Raises:
@@ -115,7 +119,7 @@ def frame_pose(model: Any, X_WL: FloatArray, frame_id: str, frame_prefix: str = 
                      'nor a link of this robot')
 
 
-def pose_stamped_in_model_frame(model: Any, X_WL: FloatArray, msg: PoseStamped,
+def pose_stamped_in_model_frame(model: RobotModel, X_WL: FloatArray, msg: PoseStamped,
                                 frame_prefix: str = '', what: str = 'pose') -> FloatArray:
     """``X_WT`` of a PoseStamped (see :func:`frame_pose` for the accepted frames).
 
@@ -130,8 +134,8 @@ def pose_stamped_in_model_frame(model: Any, X_WL: FloatArray, msg: PoseStamped,
 # ------------------------------------------------------------------------------ robot state
 
 
-def apply_robot_state_msg(state: Any, msg: Any, attach: Callable[[Any, Any], None] | None = None
-                          ) -> None:
+def apply_robot_state_msg(state: RobotState, msg: Any,
+                          attach: Callable[[Any, Any], None] | None = None) -> None:
     """Overlay a ``moveit_msgs/RobotState`` on a core RobotState (MoveIt semantics).
 
     ``joint_state`` may name 1-DOF joints and MoveIt-style multi-DOF variables
@@ -166,7 +170,7 @@ def apply_robot_state_msg(state: Any, msg: Any, attach: Callable[[Any, Any], Non
             attach(state, aco)
 
 
-def robot_state_to_msg(state: Any) -> Any:
+def robot_state_to_msg(state: RobotState) -> Any:
     """A full ``moveit_msgs/RobotState`` (no attached bodies, as compute_ik returns)."""
     from moveit_msgs.msg import RobotState as RobotStateMsg
 
@@ -217,7 +221,7 @@ def shape_from_primitive(prim: SolidPrimitive) -> Shape:
 # ------------------------------------------------------------------------------ constraints
 
 
-def world_object_from_msg(model: Any, X_WL: FloatArray, msg: Any, scene: Any,
+def world_object_from_msg(model: RobotModel, X_WL: FloatArray, msg: Any, scene: PlanningScene,
                           frame_prefix: str = '') -> tuple[FloatArray, list[Any],
                                                           dict[str, FloatArray]]:
     """``(X_WO, [(shape, X_OS), ...], {subframe: X_OF})`` of a ``moveit_msgs/CollisionObject``.
@@ -248,14 +252,14 @@ def _finite(values: Any, what: str) -> None:
         raise InvalidArgumentError(f'{what} is not finite: {a.tolist()}')
 
 
-def _link(model: Any, name: str, frame_prefix: str) -> str:
+def _link(model: RobotModel, name: str, frame_prefix: str) -> str:
     link = strip_prefix(name, frame_prefix)
     if not model.has_link(link):
         raise UnknownNameError(name, 'link', model.link_names)
     return link
 
 
-def constraints_from_msg(model: Any, X_WL: FloatArray, msg: Any, frame_prefix: str = '',
+def constraints_from_msg(model: RobotModel, X_WL: FloatArray, msg: Any, frame_prefix: str = '',
                          warn: Callable[[str], object] | None = None) -> Constraints:
     """``moveit_msgs/Constraints`` → core constraints with regions in the model frame.
 
