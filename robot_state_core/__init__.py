@@ -17,6 +17,7 @@ from robot_state_core.default_robot import (
     package_root,
 )
 from robot_state_core.errors import (
+    ImmutableModelError,
     InvalidArgumentError,
     InvalidIndexError,
     InvalidTypeError,
@@ -52,6 +53,7 @@ from robot_state_core.joints import (
     JointSafety,
     JointType,
 )
+from robot_state_core.kinematics import KinematicsData
 from robot_state_core.links import Collision, Inertial, Link, Material, Visual
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.robot_state import RobotState
@@ -74,6 +76,7 @@ __all__ = [
     'IKRequest',
     'IKResult',
     'IKStatus',
+    'ImmutableModelError',
     'Inertial',
     'InvalidArgumentError',
     'InvalidIndexError',
@@ -86,6 +89,7 @@ __all__ = [
     'JointModelGroup',
     'JointSafety',
     'JointType',
+    'KinematicsData',
     'Link',
     'Material',
     'ModelError',

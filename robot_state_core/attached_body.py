@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from robot_state_core._typing import as_finite_float
+from robot_state_core._typing import as_finite_float, IntArray
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
 from robot_state_core.geometry import meshes
@@ -62,7 +62,6 @@ __all__ = [
 ]
 
 _LOG = logging.getLogger(__name__)
-IntArray = NDArray[np.intp]
 _SHAPE_TYPES = (Box, Sphere, Ellipsoid, Cylinder, Capsule, Cone, HalfSpace, Mesh, Convex)
 
 

@@ -60,11 +60,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 import logging
 import math
-from typing import Literal, TypeAlias
+from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from robot_state_core._typing import BoolArray, FloatArray, IntArray
 from robot_state_core.errors import (
     InvalidArgumentError,
     RobotDescriptionError,
@@ -109,9 +110,6 @@ __all__ = [
 
 _LOG = logging.getLogger(__name__)
 
-FloatArray: TypeAlias = NDArray[np.float64]
-IntArray: TypeAlias = NDArray[np.intp]
-BoolArray: TypeAlias = NDArray[np.bool_]
 MeshMode = Literal['exact', 'convex']
 MESH_MODES: tuple[MeshMode, ...] = ('exact', 'convex')
 

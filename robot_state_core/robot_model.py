@@ -30,9 +30,8 @@ import re
 from typing import Any, Literal, TypeVar
 
 import numpy as np
-from numpy.typing import NDArray
 
-from robot_state_core._typing import FloatArray
+from robot_state_core._typing import FloatArray, IntArray
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import (
     ImmutableModelError,
@@ -55,9 +54,6 @@ from robot_state_core.spatial import (
     QUATERNION_MAX_NORM,
     QUATERNION_MIN_NORM,
 )
-
-IntArray = NDArray[np.intp]
-BoolArray = NDArray[np.bool_]
 
 #: Integer codes of joint types in ``RobotModel.joint_type_codes`` (index into this tuple).
 JOINT_TYPE_ORDER: tuple[JointType, ...] = tuple(JointType)

@@ -39,14 +39,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robot_state_core._typing import IntArray
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.frames import FrameTransforms
 from robot_state_core.joints import JointType
 from robot_state_core.kinematics import local_joint_transforms, plan
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.transforms import check_quat_xyzw, quat_xyzw_from_rotation
-
-IntArray = NDArray[np.intp]
 
 #: Distinct name tuples whose resolution is cached, at most (LRU).
 MAX_CACHED_NAME_TUPLES = 256

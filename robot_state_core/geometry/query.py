@@ -32,6 +32,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robot_state_core._typing import FloatArray, IntArray
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.geometry.shapes import (
     Box,
@@ -46,8 +47,6 @@ from robot_state_core.geometry.shapes import (
     Sphere,
 )
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 Vec3 = tuple[float, float, float]
 
 __all__ = [

@@ -84,8 +84,11 @@ from robot_state_core.ros.params import (
     server_parameter_types,
     StatePublisherConfig,
 )
+from robot_state_core.spatial import rigid_inverse
 
 SOURCE = 'robot_state_core'
+
+
 def _load_kinematics(path: str) -> dict[str, Any]:
     if not path:
         return {}
@@ -503,7 +506,7 @@ class StateServerNode(Node):
         except FrameError as exc:
             response.error_code = error_code(codes.FRAME_TRANSFORM_FAILURE, str(exc), SOURCE)
             return
-        X_HW = np.linalg.inv(X_WH)
+        X_HW = rigid_inverse(X_WH)
         frame = request.header.frame_id or (self._prefix + model.model_frame)
         stamp = self.get_clock().now().to_msg()
         unknown = []

@@ -51,6 +51,7 @@ from robot_state_core.planning_scene import (
 )
 from robot_state_core.robot_model import RobotModel
 from robot_state_core.robot_state import RobotState
+from robot_state_core.spatial import rigid_inverse
 from robot_state_core.transforms import (
     as_pose,
     pose_error,
@@ -803,7 +804,7 @@ class RobotViewer:
         X_WL = self._state.get_link_poses()
         X_WP = np.where((self._link_parent >= 0)[:, None, None], X_WL[self._link_parent],
                         np.eye(4))
-        X_PL = np.linalg.inv(X_WP) @ X_WL  # each link frame in its parent link frame
+        X_PL = rigid_inverse(X_WP) @ X_WL  # each link frame in its parent link frame
         poses = np.concatenate([X_PL[:, :3, 3], _wxyz(X_PL)], axis=1)  # (L, 7)
         changed = np.flatnonzero(~np.all(np.abs(poses - self._sent_poses) <= 1e-9, axis=1))
         self._sent_poses = poses
