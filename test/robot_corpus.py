@@ -78,3 +78,33 @@ def resolve_uri(uri: str, packages: dict[str, Path]) -> Path:
     if parsed.scheme == 'file':
         return Path(parsed.path)
     raise ValueError(f'unsupported URI {uri!r}')
+
+
+#: robot_state_publisher (Kilted) test/mimic_joint.urdf, a fixture of its change_mimic_joint test:
+#: a fixed joint mimics a fixed joint (used by the rsp port and the loading-fidelity tests).
+RSP_MIMIC_JOINT_URDF = '''<?xml version="1.0"?>
+<robot name="test">
+  <link name="base_link">
+  </link>
+
+  <link name="second_link">
+  </link>
+
+  <link name="third_link">
+  </link>
+
+  <joint name="base_to_second_joint" type="fixed">
+    <origin rpy="1 0 0" xyz="0 1 0"/>
+    <parent link="base_link"/>
+    <child link="second_link"/>
+  </joint>
+
+  <joint name="base_to_third_joint" type="fixed">
+    <origin rpy="1 0 0" xyz="0 1 0"/>
+    <parent link="base_link"/>
+    <child link="third_link"/>
+    <mimic joint="base_to_second_joint" multiplier="1" offset="0"/>
+  </joint>
+
+</robot>
+'''

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 import pytest
+import robot_corpus
 
 from robot_state_core.errors import UrdfLoadError
 from robot_state_core.io.urdf import load_urdf_string
@@ -133,39 +134,12 @@ def test_safety_controller_soft_limits(jtype: str, limit: str, safety: str,
 # --------------------------------------------------------------------------- mimic
 
 
-# robot_state_publisher, test/mimic_joint.urdf (Kilted): a fixed joint mimics a fixed joint.
-RSP_MIMIC_JOINT_URDF = '''<?xml version="1.0"?>
-<robot name="test">
-  <link name="base_link">
-  </link>
-
-  <link name="second_link">
-  </link>
-
-  <link name="third_link">
-  </link>
-
-  <joint name="base_to_second_joint" type="fixed">
-    <origin rpy="1 0 0" xyz="0 1 0"/>
-    <parent link="base_link"/>
-    <child link="second_link"/>
-  </joint>
-
-  <joint name="base_to_third_joint" type="fixed">
-    <origin rpy="1 0 0" xyz="0 1 0"/>
-    <parent link="base_link"/>
-    <child link="third_link"/>
-    <mimic joint="base_to_second_joint" multiplier="1" offset="0"/>
-  </joint>
-
-</robot>
-'''
 
 
 def test_mimic_on_a_fixed_joint_loads_with_one_warning(
         capfd: pytest.CaptureFixture[str]) -> None:
     """Accepted by urdfdom and robot_state_publisher: the mimic is ignored, warned once."""
-    result = load_urdf_string(RSP_MIMIC_JOINT_URDF, source='mimic_joint.urdf')
+    result = load_urdf_string(robot_corpus.RSP_MIMIC_JOINT_URDF, source='mimic_joint.urdf')
     mimic_warnings = [w for w in result.warnings if 'mimic' in w]
     assert len(mimic_warnings) == 1
     assert "'base_to_third_joint'" in mimic_warnings[0]
@@ -182,7 +156,7 @@ def test_state_publisher_loads_the_rsp_mimic_fixture() -> None:
     from robot_state_core.ros.params import StatePublisherConfig
     from robot_state_core.ros.state_publisher_node import load_model
 
-    model = load_model(StatePublisherConfig(robot_description=RSP_MIMIC_JOINT_URDF))
+    model = load_model(StatePublisherConfig(robot_description=robot_corpus.RSP_MIMIC_JOINT_URDF))
     assert model.link_names == ('base_link', 'second_link', 'third_link')
     assert sum('mimic' in w for w in model.load_warnings) == 1
 

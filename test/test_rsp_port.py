@@ -25,6 +25,7 @@ import math
 from pathlib import Path
 
 import pytest
+import robot_corpus
 
 pytestmark = pytest.mark.ros
 
@@ -68,33 +69,6 @@ TWO_LINKS_MOVING_JOINT = '''<robot name="test_robot_moving_joint">
 </robot>
 '''
 
-#: upstream test/mimic_joint.urdf (a ``<mimic>`` on a *fixed* joint)
-MIMIC_JOINT = '''<?xml version="1.0"?>
-<robot name="test">
-  <link name="base_link">
-  </link>
-
-  <link name="second_link">
-  </link>
-
-  <link name="third_link">
-  </link>
-
-  <joint name="base_to_second_joint" type="fixed">
-    <origin rpy="1 0 0" xyz="0 1 0"/>
-    <parent link="base_link"/>
-    <child link="second_link"/>
-  </joint>
-
-  <joint name="base_to_third_joint" type="fixed">
-    <origin rpy="1 0 0" xyz="0 1 0"/>
-    <parent link="base_link"/>
-    <child link="third_link"/>
-    <mimic joint="base_to_second_joint" multiplier="1" offset="0"/>
-  </joint>
-
-</robot>
-'''
 
 
 def _start(tmp_path: Path, **parameters: object) -> rsp_testing.ros_testing.ChildProcess:
@@ -217,7 +191,7 @@ def test_change_mimic_joint(ros, tmp_path: Path) -> None:
     with a one-link robot through the parameter service succeeds (the reload-after-mimic crash
     fixed by robot_state_publisher#212).
     """
-    child = _start(tmp_path, robot_description=MIMIC_JOINT)
+    child = _start(tmp_path, robot_description=robot_corpus.RSP_MIMIC_JOINT_URDF)
     try:
         node = ros.node('rsp_test_two_links_change_fixed_joint')
         assert _set_description(ros, child, node,
