@@ -163,11 +163,7 @@ def _check_meshes(shapes: Iterable[Shape], where: str) -> None:
         if not isinstance(shape, Mesh | Convex):
             continue
         try:
-            path, scale = meshes.cache_key(shape)
-            if isinstance(shape, Convex):
-                meshes.mesh_hull(path, scale)
-            else:
-                meshes.load_mesh(path, scale)
+            meshes.read_shape_mesh(shape)
         except RobotStateCoreError as err:
             raise InvalidArgumentError(f'{where}: shape {k} ({type(shape).__name__} '
                                        f'{shape.uri!r}) is not usable: {err}') from err

@@ -416,11 +416,7 @@ class RobotGeometry:
             if not isinstance(shape, Mesh | Convex):
                 continue
             try:
-                path, scale = meshes.cache_key(shape)
-                if isinstance(shape, Convex):
-                    meshes.mesh_hull(path, scale)
-                else:
-                    meshes.load_mesh(path, scale)
+                meshes.read_shape_mesh(shape)
             except RobotStateCoreError as err:
                 raise RobotDescriptionError(f'collision mesh {shape.uri!r} of {name!r} is not '
                                             f'usable: {err}') from err

@@ -46,6 +46,7 @@ __all__ = [
     'load_mesh',
     'mesh_file',
     'mesh_hull',
+    'read_shape_mesh',
     'register_mesh_arrays',
 ]
 
@@ -123,6 +124,23 @@ def load_mesh(path: str | os.PathLike[str],
     s = _check_scale(scale)
     real = _real_path(os.fspath(path))
     return _load_cached(real, s)
+
+
+def read_shape_mesh(shape: Mesh | Convex) -> tuple[FloatArray, Int64Array]:
+    """Read what the collision backend will use for ``shape`` now: its hull or its mesh.
+
+    Args:
+        shape: A mesh shape; a :class:`Convex` is read as the hull of its file.
+
+    Returns:
+        ``(vertices (V, 3) m, faces (F, 3))``, scaled and cached like :func:`load_mesh`.
+
+    Raises:
+        RobotStateCoreError: The mesh is unresolved, missing or unreadable, or its scale or hull
+            is unusable (the subclass of the underlying reader).
+    """
+    path, scale = cache_key(shape)
+    return mesh_hull(path, scale) if isinstance(shape, Convex) else load_mesh(path, scale)
 
 
 def clear_mesh_cache() -> None:

@@ -13,6 +13,7 @@ import sys
 import time
 from typing import Any, TextIO
 
+from moveit_msgs.msg import CollisionObject  # an exec_depend in package.xml
 import numpy as np
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
@@ -22,14 +23,8 @@ from sensor_msgs.msg import JointState
 from robot_state_core.planning_scene import CollisionObjectOperation
 from robot_state_core.ros import qos
 from robot_state_core.ros.conversions import joint_state_arrays
+from robot_state_core.ros.moveit_conversions import world_object_from_msg
 from robot_state_core.viewer.app import RobotViewer
-
-try:  # collision_object needs moveit_msgs; joint_states alone work without it
-    from moveit_msgs.msg import CollisionObject
-
-    from robot_state_core.ros.moveit_conversions import world_object_from_msg
-except ImportError:  # pragma: no cover - the dev venv has the stand-in
-    CollisionObject = None
 
 WARN_THROTTLE_S = 5.0
 
@@ -52,12 +47,8 @@ class ViewerNode(Node):
         viewer.set_following(True)
         self.create_subscription(JointState, 'joint_states', self._on_joint_state,
                                  qos.JOINT_STATES)
-        if CollisionObject is not None:
-            self.create_subscription(CollisionObject, 'collision_object',
-                                     self._on_collision_object, qos.COLLISION_OBJECTS)
-        else:
-            self.get_logger().warning('moveit_msgs is not installed: collision_object is not '
-                                      'followed')
+        self.create_subscription(CollisionObject, 'collision_object',
+                                 self._on_collision_object, qos.COLLISION_OBJECTS)
 
     def _on_joint_state(self, msg: JointState) -> None:
         names, positions = joint_state_arrays(msg)
