@@ -92,7 +92,8 @@ class PairErrors:
     coal_depth: float = 0.0  # coal's collide depth vs the oracle
 
 
-def _coal_geometry(shape: Shape) -> object:
+def coal_geometry(shape: Shape) -> object:
+    """The coal geometry of one of our shapes (meshes as BVH, Convex as its hull)."""
     import coal
 
     if isinstance(shape, Box):
@@ -126,8 +127,8 @@ def _coal_depth(A: Shape, B: Shape, X_WA: FloatArray, X_WB: FloatArray) -> float
     import coal
 
     result = coal.CollisionResult()
-    hit = coal.collide(_coal_geometry(A), coal.Transform3s(X_WA[:3, :3], X_WA[:3, 3]),
-                       _coal_geometry(B), coal.Transform3s(X_WB[:3, :3], X_WB[:3, 3]),
+    hit = coal.collide(coal_geometry(A), coal.Transform3s(X_WA[:3, :3], X_WA[:3, 3]),
+                       coal_geometry(B), coal.Transform3s(X_WB[:3, :3], X_WB[:3, 3]),
                        coal.CollisionRequest(coal.CollisionRequestFlag.CONTACT, 1), result)
     if not hit:
         return 0.0

@@ -24,10 +24,10 @@ import zlib
 
 import numpy as np
 from numpy.typing import NDArray
+from penetration_harness import coal_geometry
 import pytest
 
 from robot_state_core.geometry.fcl_backend import FclObjects
-from robot_state_core.geometry.meshes import load_mesh, mesh_hull
 from robot_state_core.geometry.shapes import (
     Box,
     Capsule,
@@ -340,34 +340,6 @@ def test_closed_form_cases(name: str) -> None:
 
 # ------------------------------------------------------------------------------------------
 # Part 2: coal as the oracle
-
-
-def coal_geometry(shape: Shape) -> object:
-    if isinstance(shape, Box):
-        return coal.Box(shape.x, shape.y, shape.z)
-    if isinstance(shape, Sphere):
-        return coal.Sphere(shape.radius)
-    if isinstance(shape, Cylinder):
-        return coal.Cylinder(shape.radius, shape.length)
-    if isinstance(shape, Capsule):
-        return coal.Capsule(shape.radius, shape.length)
-    if isinstance(shape, Cone):
-        return coal.Cone(shape.radius, shape.length)
-    if isinstance(shape, HalfSpace):
-        return coal.Halfspace(np.array([0.0, 0.0, 1.0]), 0.0)
-    if isinstance(shape, Mesh | Convex):
-        assert shape.path is not None
-        v, f = (load_mesh if isinstance(shape, Mesh) else mesh_hull)(shape.path, shape.scale)
-        model = coal.BVHModelOBBRSS()
-        model.beginModel(len(f), len(v))
-        model.addVertices(np.asarray(v))
-        model.addTriangles(np.asarray(f))
-        model.endModel()
-        if isinstance(shape, Convex):
-            model.buildConvexRepresentation(False)
-            return model.convex
-        return model
-    raise AssertionError(shape)
 
 
 def coal_query(ga: object, gb: object, X_WA: FloatArray,

@@ -559,39 +559,26 @@ def _polygon2_sdf(edges: Sequence[tuple[FloatArray, FloatArray]], inside: bool,
     return (-best if inside else best), N
 
 
-def _ellipse_root(r0: float, z0: float, z1: float, g: float) -> float:
-    """Root ``s`` of ``(r0 z0 / (s + r0))^2 + (z1 / (s + 1))^2 = 1`` (Eberly 2013, bisection).
+def _eberly_root(ratios: tuple[float, ...], z: tuple[float, ...], g: float) -> float:
+    """Root ``s`` of ``sum_i (r_i z_i / (s + r_i))^2 + (z_k / (s + 1))^2 = 1`` (Eberly 2013).
 
-    The left side decreases in ``s`` on the bracket ``[z1 - 1, |(r0 z0, z1)| - 1]`` (upper end 0
-    for a point inside), so halving it until the midpoint repeats ends in at most ~1100 steps.
+    ``ratios`` are the ``r_i`` of the first ``k`` axes (1 or 2: ellipse or ellipsoid), ``z`` the
+    ``k + 1`` scaled coordinates. The left side decreases in ``s`` on the bracket
+    ``[z_k - 1, |(r_i z_i, z_k)| - 1]`` (upper end 0 for a point inside, ``g < 0``), so halving it
+    until the midpoint repeats ends in at most ~1100 steps.
     """
-    n0 = r0 * z0
-    s0, s1 = z1 - 1.0, (0.0 if g < 0.0 else math.hypot(n0, z1) - 1.0)
+    n = tuple(r * zi for r, zi in zip(ratios, z, strict=False))
+    zk = z[-1]
+    s0, s1 = zk - 1.0, (0.0 if g < 0.0 else math.hypot(*n, zk) - 1.0)
     s = s0
     for _ in range(1200):
         s = 0.5 * (s0 + s1)
         if s in (s0, s1):
             break
-        value = (n0 / (s + r0)) ** 2 + (z1 / (s + 1.0)) ** 2 - 1.0
-        if value > 0.0:
-            s0 = s
-        elif value < 0.0:
-            s1 = s
-        else:
-            break
-    return s
-
-
-def _ellipsoid_root(r0: float, r1: float, z: tuple[float, float, float], g: float) -> float:
-    """The three-axis counterpart of :func:`_ellipse_root` (same bracket and termination)."""
-    n0, n1, z2 = r0 * z[0], r1 * z[1], z[2]
-    s0, s1 = z2 - 1.0, (0.0 if g < 0.0 else math.hypot(n0, n1, z2) - 1.0)
-    s = s0
-    for _ in range(1200):
-        s = 0.5 * (s0 + s1)
-        if s in (s0, s1):
-            break
-        value = (n0 / (s + r0)) ** 2 + (n1 / (s + r1)) ** 2 + (z2 / (s + 1.0)) ** 2 - 1.0
+        value = (n[0] / (s + ratios[0])) ** 2
+        for ni, ri in zip(n[1:], ratios[1:], strict=True):
+            value += (ni / (s + ri)) ** 2
+        value = value + (zk / (s + 1.0)) ** 2 - 1.0
         if value > 0.0:
             s0 = s
         elif value < 0.0:
@@ -614,7 +601,7 @@ def _ellipse_nearest(e0: float, e1: float, y0: float, y1: float) -> tuple[float,
             if g == 0.0:
                 return y0, y1
             r0 = (e0 / e1) ** 2
-            s = _ellipse_root(r0, z0, z1, g)
+            s = _eberly_root((r0,), (z0, z1), g)
             return r0 * y0 / (s + r0), y1 / (s + 1.0)
         return 0.0, e1
     numer, denom = e0 * y0, e0 * e0 - e1 * e1
@@ -636,7 +623,7 @@ def _ellipsoid_nearest(e: FloatArray, y: FloatArray) -> FloatArray:
                 if g == 0.0:
                     return np.array([y0, y1, y2])
                 r0, r1 = (e0 / e2) ** 2, (e1 / e2) ** 2
-                s = _ellipsoid_root(r0, r1, z, g)
+                s = _eberly_root((r0, r1), z, g)
                 return np.array([r0 * y0 / (s + r0), r1 * y1 / (s + r1), y2 / (s + 1.0)])
             x1, x2 = _ellipse_nearest(e1, e2, y1, y2)
             return np.array([0.0, x1, x2])

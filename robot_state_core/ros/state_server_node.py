@@ -403,10 +403,7 @@ class StateServerNode(Node):
                                              f"unknown group '{clip(req.group_name)}'", SOURCE)
             return
         group = model.group(req.group_name)
-        try:
-            apply_robot_state_msg(state, req.robot_state)
-        except RobotStateCoreError as exc:
-            response.error_code = error_code(codes.INVALID_ROBOT_STATE, str(exc), SOURCE)
+        if not _applied(state, req.robot_state, response):
             return
         X_WL = state.get_link_poses()
         if req.pose_stamped_vector:
@@ -495,10 +492,7 @@ class StateServerNode(Node):
         codes = MoveItErrorCodes
         served, state = self._snapshot()
         model = served.model
-        try:
-            apply_robot_state_msg(state, request.robot_state)
-        except RobotStateCoreError as exc:
-            response.error_code = error_code(codes.INVALID_ROBOT_STATE, str(exc), SOURCE)
+        if not _applied(state, request.robot_state, response):
             return
         X_WL = state.get_link_poses()
         try:
@@ -592,3 +586,17 @@ class StateServerNode(Node):
 
 __all__ = ['BodyType', 'ServedModel', 'StateServerNode', 'UnknownNameError',
            'server_parameter_types']
+
+
+def _applied(state: RobotState, robot_state_msg: Any, response: Any) -> bool:
+    """Apply a request's ``robot_state`` to ``state``; a bad one answers INVALID_ROBOT_STATE.
+
+    Returns:
+        Whether the state was applied (when not, ``response.error_code`` is filled).
+    """
+    try:
+        apply_robot_state_msg(state, robot_state_msg)
+    except RobotStateCoreError as exc:
+        response.error_code = error_code(MoveItErrorCodes.INVALID_ROBOT_STATE, str(exc), SOURCE)
+        return False
+    return True
