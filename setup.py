@@ -41,7 +41,7 @@ setup(
             'robot_state_publisher = robot_state_core.ros.main:state_publisher_main',
             'robot_state_server = robot_state_core.ros.main:state_server_main',
             'robot_state_core_all = robot_state_core.ros.main:all_in_one_main',
-            'robot-state-core = robot_state_core.cli:main',
+            'robot-state-core = robot_state_core.apps.cli:main',
         ],
     },
 )

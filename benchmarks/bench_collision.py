@@ -1,6 +1,6 @@
 """Collision benchmarks: self collision, robot vs world, distance, broad phase, batches, profile.
 
-Ours is ``robot_state_core.planning_scene.PlanningScene`` (python-fcl narrow phase behind a
+Ours is ``robot_state_core.scene.planning_scene.PlanningScene`` (python-fcl narrow phase behind a
 numpy front end). The peers, timed in the same process and loop (method in ``common.py``):
 
 * **coal through Pinocchio**: ``pin.buildGeomFromUrdf(model, urdf, pin.COLLISION, ...)``,
@@ -57,7 +57,7 @@ import robot_corpus  # noqa: E402  (test helper: example-robot-data paths)
 from robot_state_core import kinematics as kin  # noqa: E402
 from robot_state_core.geometry.query import aabb_overlaps  # noqa: E402
 from robot_state_core.geometry.shapes import Box  # noqa: E402
-from robot_state_core.planning_scene import (  # noqa: E402
+from robot_state_core.scene.planning_scene import (  # noqa: E402
     CollisionObjectOperation,
     CollisionRequest,
     PlanningScene,

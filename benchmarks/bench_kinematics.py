@@ -49,9 +49,9 @@ sys.path.insert(0, str(REPO_ROOT / 'test'))
 import robot_corpus  # noqa: E402  (test helper: example-robot-data paths)
 
 from robot_state_core import kinematics as kin  # noqa: E402
-from robot_state_core.planning_scene import PlanningScene  # noqa: E402
-from robot_state_core.robot_model import RobotModel  # noqa: E402
-from robot_state_core.robot_state import RobotState  # noqa: E402
+from robot_state_core.model.robot_model import RobotModel  # noqa: E402
+from robot_state_core.scene.planning_scene import PlanningScene  # noqa: E402
+from robot_state_core.state.robot_state import RobotState  # noqa: E402
 
 #: (corpus name, label) of the FK robots.
 FK_ROBOTS = (
@@ -473,14 +473,15 @@ def _failed_statuses(records: Sequence[SolveRecord]) -> str:
 
 
 def _ik_api() -> tuple[Any, str]:
-    """``robot_state_core.ik`` if importable with the expected API, else ``(None, reason)``."""
+    """``robot_state_core.ik.solver`` if importable with the expected API, else ``(None, why)``."""
     try:
-        from robot_state_core import ik
+        from robot_state_core.ik import solver as ik
     except Exception as exc:  # not written yet, or broken
-        return None, f'`robot_state_core.ik` is not importable ({type(exc).__name__}: {exc})'
+        return None, (f'`robot_state_core.ik.solver` is not importable '
+                      f'({type(exc).__name__}: {exc})')
     missing = [n for n in ('solve_ik', 'IKRequest', 'IKStatus') if not hasattr(ik, n)]
     if missing:
-        return None, f'`robot_state_core.ik` lacks {", ".join(missing)}'
+        return None, f'`robot_state_core.ik.solver` lacks {", ".join(missing)}'
     return ik, ''
 
 
@@ -928,9 +929,9 @@ def bench_memory(settings: Settings, progress: Progress) -> Section:
         plan_table.add(robot.label, fmt_bytes(held))
     # RobotState
     try:
-        from robot_state_core.robot_state import RobotState
+        from robot_state_core.state.robot_state import RobotState
     except Exception as exc:
-        msg = (f'`robot_state_core.robot_state.RobotState` is not importable '
+        msg = (f'`robot_state_core.state.robot_state.RobotState` is not importable '
                f'({type(exc).__name__}: {exc})')
         section.notes.append(f'**RobotState skipped: {msg}.**')
         state_table.add('Talos', 'skipped', '', '', '', '', '', '')

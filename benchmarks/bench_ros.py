@@ -8,7 +8,7 @@ sleeps blindly: every wait polls a condition (matched publishers/subscriptions,
 
 The benchmark process itself never imports rclpy; it starts child processes:
 
-* our node: ``python -m robot_state_core.cli run ...``;
+* our node: ``python -m robot_state_core run ...``;
 * the roles in this file (``python benchmarks/bench_ros.py --ROLE ...``):
 
   - ``--relay``: a bare rclpy node that republishes every JointState as a TFMessage with the same
@@ -449,10 +449,10 @@ class TfRobot:
 
 def tf_robot(key: str, label: str) -> TfRobot:
     """Load a robot (our loader, no ROS) to get its variables and published transforms."""
-    from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
-    from robot_state_core.joint_sweep import JointSweep
-    from robot_state_core.robot_model import RobotModel
-    from robot_state_core.tf_publishing import TfPublishingCore
+    from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
+    from robot_state_core.model.robot_model import RobotModel
+    from robot_state_core.publishing.joint_sweep import JointSweep
+    from robot_state_core.publishing.tf import TfPublishingCore
 
     if key == 'default':
         model = RobotModel.from_urdf_file(default_robot_urdf_path(), default_robot_srdf_path())
@@ -484,7 +484,7 @@ def run_tf_trial(robot: TfRobot, tool: str, env: dict[str, str], tmp: Path,
     config = tmp / f'driver_{robot.key}_{tool}.json'
     output = tmp / f'driver_{robot.key}_{tool}_out.json'
     if tool == 'ours':
-        args = ['-m', 'robot_state_core.cli', 'run', *robot.node_args, '--ignore-timestamp',
+        args = ['-m', 'robot_state_core', 'run', *robot.node_args, '--ignore-timestamp',
                 '--no-services', '--duration', str(NODE_SAFETY_DURATION)]
         ready = 'published robot'
     else:
@@ -527,7 +527,7 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
         'a smooth in-limits sweep; header stamp = `time.time_ns()` just before `publish`) and '
         'records, in the same process, the arrival time of every TFMessage on /tf (raw '
         'subscription, tf2 QoS: reliable, depth 100). **ours** = `python -m '
-        'robot_state_core.cli run [--urdf U --package-root R] --ignore-timestamp '
+        'robot_state_core.apps.cli run [--urdf U --package-root R] --ignore-timestamp '
         '--no-services` (one /tf message per JointState). **relay** = `bench_ros.py --relay`, '
         'a bare rclpy node (`rclpy.spin`, SingleThreadedExecutor) subscribing joint_states '
         'with the same sensor-data QoS and republishing a TFMessage with the same '
@@ -675,7 +675,7 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
 
 def ready_pose() -> dict[str, Any]:
     """FK of the default robot's ``ready`` state at ``tool0``, from the CLI (JSON)."""
-    args = [PYTHON, '-m', 'robot_state_core.cli', 'fk', '--state', IK_STATE, '--links', IK_TIP]
+    args = [PYTHON, '-m', 'robot_state_core', 'fk', '--state', IK_STATE, '--links', IK_TIP]
     out = subprocess.run(args, capture_output=True, text=True, check=False, cwd=REPO_ROOT,
                          timeout=60)
     if out.returncode != 0:
@@ -687,9 +687,9 @@ def ready_pose() -> dict[str, Any]:
 
 def default_robot_state() -> Any:
     """A ``RobotState`` of the embedded default robot (with its SRDF); ROS-free."""
-    from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
-    from robot_state_core.robot_model import RobotModel
-    from robot_state_core.robot_state import RobotState
+    from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
+    from robot_state_core.model.robot_model import RobotModel
+    from robot_state_core.state.robot_state import RobotState
 
     return RobotState(RobotModel.from_urdf_file(default_robot_urdf_path(),
                                                 default_robot_srdf_path()))
@@ -697,7 +697,7 @@ def default_robot_state() -> Any:
 
 def pose_error(X: np.ndarray, pose: dict[str, Any]) -> tuple[float, float]:
     """Position [m] and rotation [rad] distance between a 4×4 pose and a JSON pose."""
-    from robot_state_core.transforms import quat_xyzw_from_rotation
+    from robot_state_core.spatial.transforms import quat_xyzw_from_rotation
 
     return (float(np.linalg.norm(X[:3, 3] - np.asarray(pose['position']))),
             _rotation_error(quat_xyzw_from_rotation(X[:3, :3]), pose['orientation_xyzw']))
@@ -726,7 +726,7 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
                    'p50 ours / empty'], title=f'Round trip, {calls} calls per service')
     section = Section(
         'compute_ik / compute_fk round trip vs the empty-service floor',
-        '**ours** = `python -m robot_state_core.cli run` (no `--urdf`: the embedded robot and '
+        '**ours** = `python -m robot_state_core run` (no `--urdf`: the embedded robot and '
         'its SRDF; services on, no joint_states, so the current state is the default one). '
         '**empty** = `bench_ros.py --empty-server`: GetPositionIK, GetPositionFK and '
         'std_srvs/Trigger servers that return immediately (`rclpy.spin`). A client process '
@@ -741,7 +741,7 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
         f'`robot_state` = every variable of the `{IK_STATE}` state. Failed solves count in the '
         'timings.',
         [table])
-    with child('ours (services)', ['-m', 'robot_state_core.cli', 'run', '--duration',
+    with child('ours (services)', ['-m', 'robot_state_core', 'run', '--duration',
                                    str(NODE_SAFETY_DURATION)], env, registry) as ours, \
             child('empty server', [str(THIS_FILE), '--empty-server'], env, registry) as empty:
         ours.wait_for_line('published robot', MATCH_TIMEOUT)
@@ -951,7 +951,7 @@ def relay_main(frames_path: Path | None, count: int, executor_kind: str = 'singl
     try:
         if executor_kind == 'single':
             rclpy.spin(node)
-        else:  # the TF-path executor and loop `robot_state_core.cli run` used to have
+        else:  # the TF-path executor and loop `robot_state_core.apps.cli run` used to have
             from rclpy.executors import MultiThreadedExecutor
 
             executor = MultiThreadedExecutor(num_threads=3)

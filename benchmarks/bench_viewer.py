@@ -162,7 +162,7 @@ def bench_startup(settings: Settings, progress: Progress) -> Section:
         for name, args in _robots():
             printed, shown = [], []
             for _ in range(repeats):
-                child = _Child([PYTHON, '-m', 'robot_state_core.cli', 'view', '--port', '0',
+                child = _Child([PYTHON, '-m', 'robot_state_core', 'view', '--port', '0',
                                 *args], _env())
                 try:
                     t_url, m = child.wait_for(r'viewer: (http://\S+)', 120.0)
@@ -189,7 +189,7 @@ def bench_follow(settings: Settings, progress: Progress) -> Section:
     window = 5.0 if settings.quick else 15.0
     with domain_coordinator.domain_id() as domain, HeadlessBrowser(1024, 768) as browser:
         env = _env(int(domain))
-        view = _Child([PYTHON, '-m', 'robot_state_core.cli', 'view', '--ros', '--port', '0'],
+        view = _Child([PYTHON, '-m', 'robot_state_core', 'view', '--ros', '--port', '0'],
                       env)
         source = None
         try:
@@ -251,9 +251,9 @@ def _publisher(rate: float, duration: float) -> int:
     import rclpy
     from sensor_msgs.msg import JointState
 
-    from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
-    from robot_state_core.joint_sweep import JointSweep
-    from robot_state_core.robot_model import RobotModel
+    from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
+    from robot_state_core.model.robot_model import RobotModel
+    from robot_state_core.publishing.joint_sweep import JointSweep
 
     sweep = JointSweep(RobotModel.from_urdf_file(default_robot_urdf_path(),
                                                  default_robot_srdf_path()))

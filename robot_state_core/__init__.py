@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import logging
 
-from robot_state_core.acm import AllowedCollisionMatrix, AllowedCollisionType
-from robot_state_core.attached_body import AttachedBody, DetachPosture
-from robot_state_core.default_robot import (
-    default_robot_srdf_path,
-    default_robot_urdf_path,
-    package_root,
+from robot_state_core.description.acm import AllowedCollisionMatrix, AllowedCollisionType
+from robot_state_core.description.joints import (
+    Joint,
+    JointCalibration,
+    JointDynamics,
+    JointLimits,
+    JointMimic,
+    JointSafety,
+    JointType,
 )
+from robot_state_core.description.links import Collision, Inertial, Link, Material, Visual
+from robot_state_core.description.scene_graph import SceneGraph, ShortestPath
 from robot_state_core.errors import (
     ImmutableModelError,
     InvalidArgumentError,
@@ -31,9 +36,14 @@ from robot_state_core.errors import (
     UrdfLoadError,
     XmlSecurityError,
 )
-from robot_state_core.frames import fixed_joint_transforms, FrameTransforms
 from robot_state_core.geometry.scene_graph import SceneGraph as GeometrySceneGraph
-from robot_state_core.ik import IKOptions, IKRequest, IKResult, IKStatus, solve_ik, solve_ik_batch
+from robot_state_core.ik.solver import solve_ik, solve_ik_batch
+from robot_state_core.ik.types import IKOptions, IKRequest, IKResult, IKStatus
+from robot_state_core.io.default_robot import (
+    default_robot_srdf_path,
+    default_robot_urdf_path,
+    package_root,
+)
 from robot_state_core.io.srdf import parse_srdf, read_srdf_file, SrdfModel
 from robot_state_core.io.urdf import (
     load_urdf_file,
@@ -43,22 +53,13 @@ from robot_state_core.io.urdf import (
     save_urdf,
     UrdfLoadResult,
 )
-from robot_state_core.joint_model_group import JointModelGroup
-from robot_state_core.joints import (
-    Joint,
-    JointCalibration,
-    JointDynamics,
-    JointLimits,
-    JointMimic,
-    JointSafety,
-    JointType,
-)
 from robot_state_core.kinematics import KinematicsData
-from robot_state_core.links import Collision, Inertial, Link, Material, Visual
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
-from robot_state_core.rpy_floating import RpyFloatingJoint
-from robot_state_core.scene_graph import SceneGraph, ShortestPath
+from robot_state_core.model.joint_model_group import JointModelGroup
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.model.rpy_floating import RpyFloatingJoint
+from robot_state_core.publishing.frame_transforms import fixed_joint_transforms, FrameTransforms
+from robot_state_core.state.attached_body import AttachedBody, DetachPosture
+from robot_state_core.state.robot_state import RobotState
 
 __version__ = '0.1.0'
 

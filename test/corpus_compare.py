@@ -18,8 +18,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import robot_corpus
 
-from robot_state_core.joints import JointType
-from robot_state_core.robot_model import RobotModel
+from robot_state_core.description.joints import JointType
+from robot_state_core.model.robot_model import RobotModel
 
 #: Files deliberately not loadable, with the reason (checked to fail with a typed error).
 EXPECTED_FAILURES: dict[str, str] = {

@@ -78,7 +78,7 @@ def load_seeds(names: Sequence[str]) -> list[Seed]:
     seeds = []
     for name in names:
         if name == 'default':
-            from robot_state_core.default_robot import (
+            from robot_state_core.io.default_robot import (
                 default_robot_srdf_path,
                 default_robot_urdf_path,
             )
@@ -486,9 +486,9 @@ def run_pipeline(case: Case) -> str:
     """Run one case end to end; returns the stage reached (raises what the code raises)."""
     import numpy as np
 
-    from robot_state_core.planning_scene import CollisionRequest, PlanningScene
-    from robot_state_core.robot_model import RobotModel
-    from robot_state_core.robot_state import RobotState
+    from robot_state_core.model.robot_model import RobotModel
+    from robot_state_core.scene.planning_scene import CollisionRequest, PlanningScene
+    from robot_state_core.state.robot_state import RobotState
 
     model = RobotModel.from_urdf_string(case.urdf, case.srdf, source=f'{case.kind}-{case.index}',
                                         package_map=case.package_map)

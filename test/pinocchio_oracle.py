@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from robot_state_core.joints import JointType
+from robot_state_core.description.joints import JointType
 
 
 def load(urdf: Path) -> tuple[Any, bool]:

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from robot_state_core.acm import (
+from robot_state_core.description.acm import (
     AcmEntry,
     AllowedCollisionMatrix,
     AllowedCollisionType,

@@ -18,20 +18,21 @@ pytest.importorskip('fcl')
 
 import robot_corpus
 
-from robot_state_core import bounds, kinematics
-from robot_state_core.acm_generation import (
+from robot_state_core import kinematics
+from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.geometry.fcl_backend import FclObjects
+from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
+from robot_state_core.io.srdf import parse_srdf
+from robot_state_core.kinematics import bounds
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.scene.acm_generation import (
     adjacent_link_pairs,
     ALWAYS_BATCH,
     DEFAULT_NUM_SAMPLES,
     generate_acm,
     srdf_disable_collisions,
 )
-from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
-from robot_state_core.errors import InvalidArgumentError
-from robot_state_core.geometry.fcl_backend import FclObjects
-from robot_state_core.io.srdf import parse_srdf
-from robot_state_core.robot_geometry import RobotGeometry
-from robot_state_core.robot_model import RobotModel
+from robot_state_core.scene.robot_geometry import RobotGeometry
 
 SAMPLES = DEFAULT_NUM_SAMPLES  # the Setup Assistant's default sampling density (10 000)
 SEED = 1

@@ -14,12 +14,11 @@ import numpy as np
 from numpy.typing import NDArray
 import pytest
 
-from robot_state_core import bounds
-from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.errors import InvalidArgumentError, UnknownNameError
-from robot_state_core.kinematics import forward_kinematics
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.transforms import rotation_from_quat_xyzw, rotation_from_rpy
+from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
+from robot_state_core.kinematics import bounds, forward_kinematics
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial.transforms import rotation_from_quat_xyzw, rotation_from_rpy
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'
 TWO_PI = 2.0 * math.pi

@@ -16,13 +16,13 @@ from typing import Any
 from lxml import etree
 import pytest
 
-from robot_state_core.default_robot import default_robot_urdf_path
 from robot_state_core.errors import (
     RobotDescriptionError,
     SrdfLoadError,
     UrdfLoadError,
     XmlSecurityError,
 )
+from robot_state_core.io.default_robot import default_robot_urdf_path
 from robot_state_core.io.srdf import check_srdf_against, read_srdf_file
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'

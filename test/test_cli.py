@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from robot_state_core.cli import main
-from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
+from robot_state_core.apps.cli import main
+from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.io.srdf import parse_srdf
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.state.robot_state import RobotState
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:

@@ -39,7 +39,7 @@ from robot_state_core.geometry.shapes import (
     Shape,
     Sphere,
 )
-from robot_state_core.transforms import rotation_exp
+from robot_state_core.spatial.transforms import rotation_exp
 
 coal = pytest.importorskip('coal')
 

@@ -32,8 +32,8 @@ import pinocchio_oracle
 import pytest
 import robot_corpus
 
-from robot_state_core.planning_scene import CollisionRequest, PlanningScene
-from robot_state_core.robot_model import RobotModel
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.scene.planning_scene import CollisionRequest, PlanningScene
 
 pin = pytest.importorskip('pinocchio')
 pytest.importorskip('coal')

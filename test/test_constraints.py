@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 from robot_state_core import kinematics as kin
-from robot_state_core.constraints import (
+from robot_state_core.errors import UnknownNameError
+from robot_state_core.geometry.shapes import Box, Sphere
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.scene.constraints import (
     Constraints,
     evaluate_constraints,
     JointConstraint,
@@ -17,10 +20,7 @@ from robot_state_core.constraints import (
     PositionConstraint,
     xyz_euler_from_rotation,
 )
-from robot_state_core.errors import UnknownNameError
-from robot_state_core.geometry.shapes import Box, Sphere
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.transforms import quat_xyzw_from_rotation, rotation_exp
+from robot_state_core.spatial.transforms import quat_xyzw_from_rotation, rotation_exp
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'
 

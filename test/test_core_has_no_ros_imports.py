@@ -62,7 +62,7 @@ except ImportError:
     pass
 else:
     raise SystemExit('rclpy was importable despite the block')
-import robot_state_core, robot_state_core.cli
+import robot_state_core, robot_state_core.apps.cli
 bad = sorted(m for m in sys.modules if m.split('.')[0] in ROOTS)
 assert not bad, bad
 print('ok', robot_state_core.__version__)

@@ -8,7 +8,7 @@ import math
 from lxml import etree
 import pytest
 
-from robot_state_core.default_robot import (
+from robot_state_core.io.default_robot import (
     default_robot_srdf_path,
     default_robot_urdf_path,
     package_root,

@@ -30,11 +30,11 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from robot_state_core.joints import Joint, JointType
-from robot_state_core.links import Link
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.rpy_floating import JointContext, RpyFloatingJoint
-from robot_state_core.scene_graph import SceneGraph
+from robot_state_core.description.joints import Joint, JointType
+from robot_state_core.description.links import Link
+from robot_state_core.description.scene_graph import SceneGraph
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.model.rpy_floating import JointContext, RpyFloatingJoint
 
 K_TOLERANCE = 4 * np.finfo(np.float64).eps
 K_POSITION_LOWER_LIMIT = -1.0

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from support_function_oracle import penetration, pose, Posed, random_rotation
 
-from robot_state_core.attached_body import shape_aabbs, ShapeExtents
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.geometry import (
     Box,
@@ -28,15 +27,16 @@ from robot_state_core.geometry import (
     Sphere,
 )
 from robot_state_core.geometry.fcl_backend import FclObjects, make_collision_geometry
-from robot_state_core.markers import MarkerKind, shape_markers
-from robot_state_core.planning_scene import (
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.publishing.markers import MarkerKind, shape_markers
+from robot_state_core.scene.planning_scene import (
     CollisionObjectOperation,
     CollisionRequest,
     PlanningScene,
 )
-from robot_state_core.robot_geometry import padded_shape
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
+from robot_state_core.scene.robot_geometry import padded_shape
+from robot_state_core.state.attached_body import shape_aabbs, ShapeExtents
+from robot_state_core.state.robot_state import RobotState
 
 EGG = Ellipsoid(0.3, 0.2, 0.1)
 

@@ -18,7 +18,6 @@ from numpy.typing import NDArray
 import pytest
 from robot_corpus import example_robot_data_share
 
-from robot_state_core.default_robot import package_root
 from robot_state_core.errors import (
     BackendUnavailableError,
     InvalidArgumentError,
@@ -54,6 +53,7 @@ from robot_state_core.geometry.shapes import (
     Shape,
     Sphere,
 )
+from robot_state_core.io.default_robot import package_root
 
 fcl = pytest.importorskip('fcl')
 FloatArray = NDArray[np.float64]

@@ -50,7 +50,7 @@ from robot_state_core.geometry import (
     SourceId,
     Sphere,
 )
-from robot_state_core.transforms import pose_from_xyz_rpy
+from robot_state_core.spatial.transforms import pose_from_xyz_rpy
 
 TETRA = Path(__file__).resolve().parent / 'resources' / 'meshes' / 'tetra.stl'
 TETRA_VERTICES = np.array([[0.0, 0, 0], [0, 1, 0], [1, 0, 0], [0, 0, 1]])

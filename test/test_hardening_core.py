@@ -26,7 +26,6 @@ import pytest
 from robot_state_core import (
     AllowedCollisionMatrix,
     AttachedBody,
-    bounds,
     DetachPosture,
     fixed_joint_transforms,
     IKOptions,
@@ -49,13 +48,14 @@ from robot_state_core import (
     UrdfLoadError,
     Visual,
 )
-from robot_state_core import robot_model as robot_model_module
 from robot_state_core.errors import InvalidIndexError, InvalidTypeError
 from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Mesh, Sphere
 from robot_state_core.io import urdf as urdf_module
 from robot_state_core.io.resources import ResourceResolver
-from robot_state_core.planning_scene import CollisionObjectOperation, PlanningScene
-from robot_state_core.transforms import pose_from_xyz_rpy
+from robot_state_core.kinematics import bounds
+from robot_state_core.model import robot_model as robot_model_module
+from robot_state_core.scene.planning_scene import CollisionObjectOperation, PlanningScene
+from robot_state_core.spatial.transforms import pose_from_xyz_rpy
 
 pin = pytest.importorskip('pinocchio')
 

@@ -1,4 +1,4 @@
-"""Numerical IK (robot_state_core.ik): FK -> IK -> FK round trips, MoveIt setFromIK semantics.
+"""Numerical IK (robot_state_core.ik.solver): FK -> IK -> FK round trips, setFromIK semantics.
 
 Every test is seeded (targets, seeds and the solver's restart sampler). Timing assertions use
 the contract ``elapsed <= 1.1 * timeout + 1 ms`` plus :data:`CI_SLACK` for loaded CI machines.
@@ -14,26 +14,19 @@ from numpy.typing import NDArray
 import pytest
 import robot_corpus
 
-from robot_state_core import ik
 from robot_state_core import kinematics as kin
-from robot_state_core.default_robot import (
+from robot_state_core.description.joints import JointType
+from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.ik import solver as ik
+from robot_state_core.ik.solver import prepare_ik, solve_ik, solve_ik_batch
+from robot_state_core.ik.types import IKOptions, IKRequest, IKResult, IKStatus
+from robot_state_core.io.default_robot import (
     default_robot_srdf_path,
     default_robot_urdf_path,
     package_root,
 )
-from robot_state_core.errors import InvalidArgumentError
-from robot_state_core.ik import (
-    IKOptions,
-    IKRequest,
-    IKResult,
-    IKStatus,
-    prepare_ik,
-    solve_ik,
-    solve_ik_batch,
-)
-from robot_state_core.joints import JointType
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.transforms import rotation_log
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial.transforms import rotation_log
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'
 POSITION_CHECK = 1e-4  # [m] independent FK re-check (the solver's tolerance is 1e-5)

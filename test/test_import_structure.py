@@ -6,7 +6,8 @@ functions (and inside ``try``/``if`` blocks). Imports under ``if TYPE_CHECKING:`
 never execute and are left out; they are used only where a real import would
 make a cycle (an annotation of the importer's own client). Two rules are enforced:
 
-* the graph has no cycles (imports point down the layers);
+* the graph has no cycles, and the packages form layers: a module imports only
+  modules of its own folder or of the folders below it in :data:`LAYERS`;
 * no function-level import of a ``robot_state_core`` module is used to dodge a
   cycle; the only ones allowed are lazy imports of optional dependencies listed
   in :data:`LAZY_IMPORT_ALLOW_LIST`, each with its reason.
@@ -22,13 +23,34 @@ from pathlib import Path
 PACKAGE = 'robot_state_core'
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / PACKAGE
 
+# The folders of the package from the bottom up: each may import only from those before it
+# (and from its own folder). The package's ``__init__`` (the public API) and ``__main__`` sit on
+# top. Function-level imports on the allow list below are exempt (optional dependencies).
+LAYERS: tuple[str, ...] = (
+    'errors',  # the exception hierarchy
+    '_typing',  # array aliases and checks
+    'spatial',  # rotations, quaternions, rpy, SE(3)
+    'geometry',  # shapes, meshes, the Drake-style registry, proximity queries (python-fcl)
+    'description',  # links, joints + joint motions, tesseract scene graph, ACM
+    'io',  # URDF / SRDF / xacro loaders and resources
+    'model',  # the compiled RobotModel, groups, Drake RpyFloatingJoint
+    'kinematics',  # plan, FK, Jacobians, configuration space, bounds
+    'ik',  # numerical IK
+    'state',  # RobotState, attached bodies, text formatting
+    'scene',  # robot geometry, planning scene, constraints, ACM generation
+    'publishing',  # ROS-free TF / marker cores, the demo joint sweep
+    'viewer',  # the browser viewer
+    'ros',  # rclpy nodes and message conversions
+    'apps',  # the command line
+)
+
 # (importing module, imported module) -> why the import is function-level.
 LAZY_IMPORT_ALLOW_LIST: dict[tuple[str, str], str] = {
-    ('robot_state_core.cli', 'robot_state_core.ros.main'): (
+    ('robot_state_core.apps.cli', 'robot_state_core.ros.main'): (
         'ROS (rclpy) is optional: `robot-state-core check/fk/ik/...` and '
         '`import robot_state_core` must work without a ROS installation'
     ),
-    ('robot_state_core.cli', 'robot_state_core.ros.viewer_node'): (
+    ('robot_state_core.apps.cli', 'robot_state_core.ros.viewer_node'): (
         'ROS (rclpy) is optional: only `view --follow-ros` needs it'
     ),
 }
@@ -162,10 +184,11 @@ def test_graph_sees_the_package() -> None:
     """The scanner finds the modules and the imports it must judge."""
     edges = _edges()
     importers = {edge.importer for edge in edges}
-    assert 'robot_state_core.robot_model' in importers
+    assert 'robot_state_core.model.robot_model' in importers
     assert 'robot_state_core.ros.state_server_node' in importers
     assert any(
-        edge.importer == 'robot_state_core.cli' and edge.imported == 'robot_state_core.ros.main'
+        edge.importer == 'robot_state_core.apps.cli'
+        and edge.imported == 'robot_state_core.ros.main'
         for edge in edges
     )
 
@@ -213,3 +236,25 @@ def test_allow_list_entries_are_used() -> None:
     used = {(e.importer, e.imported) for e in _edges() if e.function_level}
     stale = sorted(f'{a} -> {b}' for a, b in LAZY_IMPORT_ALLOW_LIST if (a, b) not in used)
     assert not stale, 'stale allow-list entries:\n' + '\n'.join(stale)
+
+
+def _layer(module: str) -> str:
+    parts = module.split('.')
+    return parts[1] if len(parts) > 1 else ''
+
+
+def test_folders_import_only_downwards() -> None:
+    """Every import points to the importer's own folder or a folder below it in LAYERS."""
+    rank = {name: i for i, name in enumerate(LAYERS)}
+    folders = {_layer(m) for m in _all_modules()} - {'', '__main__'}
+    assert folders <= set(rank), f'folders missing from LAYERS: {sorted(folders - set(rank))}'
+    upward = []
+    for edge in _edges():
+        if (edge.importer, edge.imported) in LAZY_IMPORT_ALLOW_LIST:
+            continue
+        a, b = _layer(edge.importer), _layer(edge.imported)
+        if a in ('', '__main__') or a == b:
+            continue  # the public API on top, or within one folder
+        if rank[b] > rank[a]:
+            upward.append(f'  {edge.importer}:{edge.line} -> {edge.imported} ({a} -> {b})')
+    assert not upward, 'imports pointing up the layers:\n' + '\n'.join(upward)

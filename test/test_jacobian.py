@@ -14,8 +14,8 @@ import pytest
 import robot_corpus
 
 from robot_state_core import kinematics as kin
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.transforms import rotation_log
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial.transforms import rotation_log
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'
 PIN_TOL = 1e-10

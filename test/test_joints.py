@@ -7,9 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_state_core.errors import InvalidArgumentError, ModelError
-from robot_state_core.io.urdf import load_urdf_file
-from robot_state_core.joints import (
+from robot_state_core.description.joints import (
     Joint,
     JOINT_TYPE_INFO,
     JointLimits,
@@ -17,7 +15,9 @@ from robot_state_core.joints import (
     JointSafety,
     JointType,
 )
-from robot_state_core.robot_model import RobotModel
+from robot_state_core.errors import InvalidArgumentError, ModelError
+from robot_state_core.io.urdf import load_urdf_file
+from robot_state_core.model.robot_model import RobotModel
 
 URDF = Path(__file__).resolve().parent / 'resources' / 'all_joint_types.urdf'
 

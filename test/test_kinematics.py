@@ -10,11 +10,11 @@ import pytest
 import robot_corpus
 
 from robot_state_core import kinematics as kin
-from robot_state_core.default_robot import default_robot_urdf_path
+from robot_state_core.description.joints import JointType
+from robot_state_core.io.default_robot import default_robot_urdf_path
 from robot_state_core.io.urdf import load_urdf_file
-from robot_state_core.joints import JointType
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.transforms import rotation_from_quat_xyzw, rotation_from_rpy
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial.transforms import rotation_from_quat_xyzw, rotation_from_rpy
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'
 POS_TOL = 1e-12  # m

@@ -15,12 +15,13 @@ import pinocchio_oracle
 import pytest
 import robot_corpus
 
-from robot_state_core import bounds
 from robot_state_core import kinematics as kin
 from robot_state_core.errors import ImmutableModelError, InvalidTypeError, ModelMismatchError
-from robot_state_core.ik import IKRequest, solve_ik
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
+from robot_state_core.ik.solver import solve_ik
+from robot_state_core.ik.types import IKRequest
+from robot_state_core.kinematics import bounds
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.state.robot_state import RobotState
 
 PACKAGE = Path(__file__).resolve().parent.parent / 'robot_state_core'
 TOL = 1e-12
@@ -117,16 +118,15 @@ def test_kinematics_data_holds_fk_results(panda: tuple) -> None:
 
 _MATH_NAMES = ('skew', 'wrap', 'quat', 'slerp', 'rpy_from', 'rotation_angle', 'rotation_log',
                'rotation_exp', 'rotation_from', 'rigid_inverse', 'euler')
-_ENGINE_MODULES = ('kinematics.py', 'ik.py', 'bounds.py', 'robot_state.py', 'rpy_floating.py',
-                   'joints.py', 'joint_kernels.py', 'scene_graph.py', 'constraints.py',
-                   'robot_model.py')
+_ENGINE_FOLDERS = ('model', 'kinematics', 'ik', 'state', 'scene')
 
 
 def test_rotation_math_is_defined_only_in_spatial() -> None:
     """No engine module keeps a private copy of a rotation/quaternion/angle kernel."""
     copies = []
-    for name in _ENGINE_MODULES:
-        tree = ast.parse((PACKAGE / name).read_text())
+    for path in sorted(p for folder in _ENGINE_FOLDERS for p in (PACKAGE / folder).rglob('*.py')):
+        name = str(path.relative_to(PACKAGE))
+        tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef) and any(
                     m in node.name.lower() for m in _MATH_NAMES):

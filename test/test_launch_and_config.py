@@ -230,8 +230,8 @@ def test_node_parameter_yaml_is_declared_with_the_right_types() -> None:
 
 def test_kinematics_yaml_groups_and_types() -> None:
     """kinematics.yaml names groups of the default robot with a positive float timeout."""
-    from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
-    from robot_state_core.robot_model import RobotModel
+    from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
+    from robot_state_core.model.robot_model import RobotModel
 
     data = yaml.safe_load((REPO / 'config' / 'kinematics.yaml').read_text())
     model = RobotModel.from_urdf_file(default_robot_urdf_path(), default_robot_srdf_path(),

@@ -12,9 +12,9 @@ import logging
 import pytest
 import robot_corpus
 
-from robot_state_core.cli import main
+from robot_state_core.apps.cli import main
 from robot_state_core.io.load_report import LoadMessage, summarize
-from robot_state_core.robot_model import RobotModel
+from robot_state_core.model.robot_model import RobotModel
 
 #: robot -> (URDF relative to robots/, SRDF) for the robots the issue names.
 ROBOTS = {
@@ -138,7 +138,7 @@ def test_node_logs_at_most_three_warning_lines(robot: str, ros_domain: int) -> N
     import ros_testing
 
     urdf, srdf = _paths(robot)
-    child = ros_testing.ChildProcess(['-m', 'robot_state_core.cli', 'run', '--urdf', urdf,
+    child = ros_testing.ChildProcess(['-m', 'robot_state_core', 'run', '--urdf', urdf,
                                       '--srdf', srdf, '--no-services', '--duration', '60'])
     try:
         child.wait_for_line("published robot '", timeout=60)
@@ -156,7 +156,7 @@ def test_viewer_summary_prints_a_few_mesh_warnings(capsys: pytest.CaptureFixture
     """``view``/``snapshot``: at most three warning lines however many meshes fail."""
     from types import SimpleNamespace
 
-    from robot_state_core.cli import _print_viewer_summary
+    from robot_state_core.apps.cli import _print_viewer_summary
 
     status = SimpleNamespace(collision=False, colliding_links=(), min_distance=0.5)
     warnings = tuple(f'mesh URI not resolved: package://p/m{i}.stl' for i in range(48))

@@ -18,9 +18,9 @@ import pytest
 from robot_state_core.errors import RobotDescriptionError, XacroError
 from robot_state_core.io.srdf import parse_srdf
 from robot_state_core.io.urdf import load_urdf_string, save_urdf
-from robot_state_core.planning_scene import PlanningScene
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.scene.planning_scene import PlanningScene
+from robot_state_core.state.robot_state import RobotState
 
 #: Two links, a revolute joint between them.
 ARM = '''<robot name="arm">

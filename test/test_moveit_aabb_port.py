@@ -26,9 +26,9 @@ import pinocchio_oracle
 import pytest
 import robot_corpus
 
-from robot_state_core.attached_body import aabb_of_shapes, ShapeExtents
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.state.attached_body import aabb_of_shapes, ShapeExtents
+from robot_state_core.state.robot_state import RobotState
 
 TOL = 1e-4
 '''test_aabb.cpp tolerance.'''

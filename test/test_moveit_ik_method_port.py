@@ -26,9 +26,9 @@ import pinocchio_oracle
 import pytest
 import robot_corpus
 
-from robot_state_core.planning_scene import PlanningScene
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.scene.planning_scene import PlanningScene
+from robot_state_core.state.robot_state import RobotState
 
 GROUP = 'arm'
 TIP = 'panda_hand_tcp'

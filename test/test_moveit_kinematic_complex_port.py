@@ -32,12 +32,12 @@ import numpy as np
 import pytest
 import robot_corpus
 
+from robot_state_core.description.joints import JointType
 from robot_state_core.geometry.shapes import Box
 from robot_state_core.io.srdf import parse_srdf, read_srdf_file
 from robot_state_core.io.urdf import load_urdf_file
-from robot_state_core.joints import JointType
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.state.robot_state import RobotState
 
 EPSILON = 1e-2  # the upstream file's EPSILON (for isApprox)
 

@@ -22,9 +22,9 @@ import robot_corpus
 
 from robot_state_core.errors import UrdfLoadError
 from robot_state_core.io.urdf import load_urdf_string
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
-from robot_state_core.tf_publishing import TfPublishingCore
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.publishing.tf import TfPublishingCore
+from robot_state_core.state.robot_state import RobotState
 
 ONE_LINK = '<robot name="r"><link name="base_link"/></robot>'
 PLANAR_VJ = ('<robot name="r"><virtual_joint name="vj" type="planar" parent_frame="odom" '

@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 import robot_corpus
 
-from robot_state_core.attached_body import AttachedBody
 from robot_state_core.errors import InvalidArgumentError, UnknownNameError
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
-from robot_state_core.transforms import pose_from_xyz_rpy
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial.transforms import pose_from_xyz_rpy
+from robot_state_core.state.attached_body import AttachedBody
+from robot_state_core.state.robot_state import RobotState
 
 EPSILON = 1e-9
 '''robot_state_test.cpp ``EPSILON``.'''

@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
-from robot_state_core.transforms import quat_xyzw_from_rotation
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial.transforms import quat_xyzw_from_rotation
+from robot_state_core.state.robot_state import RobotState
 
 # MoveIt's EXPECT_NEAR_TRACED default tolerance is machine epsilon on each coordinate; the
 # quaternion checks use 1e-5 (both verbatim from the test).

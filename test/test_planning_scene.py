@@ -18,13 +18,7 @@ import pytest
 import robot_corpus
 import trimesh
 
-from robot_state_core.acm import AllowedCollisionMatrix
-from robot_state_core.constraints import (
-    Constraints,
-    JointConstraint,
-    PositionConstraint,
-)
-from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
+from robot_state_core.description.acm import AllowedCollisionMatrix
 from robot_state_core.errors import (
     InvalidArgumentError,
     ModelMismatchError,
@@ -43,8 +37,15 @@ from robot_state_core.geometry.shapes import (
     Mesh,
     Sphere,
 )
+from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.io.srdf import read_srdf_file
-from robot_state_core.planning_scene import (
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.scene.constraints import (
+    Constraints,
+    JointConstraint,
+    PositionConstraint,
+)
+from robot_state_core.scene.planning_scene import (
     BodyType,
     CollisionObjectOperation,
     CollisionRequest,
@@ -54,10 +55,9 @@ from robot_state_core.planning_scene import (
     StateValidity,
     WorldObject,
 )
-from robot_state_core.robot_geometry import padded_shape, RobotGeometry
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
-from robot_state_core.transforms import pose_from_xyz_rpy
+from robot_state_core.scene.robot_geometry import padded_shape, RobotGeometry
+from robot_state_core.spatial.transforms import pose_from_xyz_rpy
+from robot_state_core.state.robot_state import RobotState
 
 ADD = CollisionObjectOperation.ADD
 REMOVE = CollisionObjectOperation.REMOVE

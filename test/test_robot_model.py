@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
+from robot_state_core.description.joints import Joint, JointType
+from robot_state_core.description.links import Link
 from robot_state_core.errors import UnknownNameError
+from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.io.srdf import parse_srdf
 from robot_state_core.io.urdf import load_urdf_file
-from robot_state_core.joints import Joint, JointType
-from robot_state_core.links import Link
-from robot_state_core.robot_model import RobotModel
+from robot_state_core.model.robot_model import RobotModel
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'
 URDF = RESOURCES / 'all_joint_types.urdf'

@@ -12,13 +12,6 @@ import numpy as np
 import pytest
 
 from robot_state_core import kinematics
-from robot_state_core.attached_body import (
-    aabb_of_shapes,
-    AttachedBody,
-    DetachPosture,
-    ShapeExtents,
-)
-from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.errors import (
     InvalidArgumentError,
     ModelMismatchError,
@@ -35,11 +28,18 @@ from robot_state_core.geometry.shapes import (
     Shape,
     Sphere,
 )
-from robot_state_core.ik import IKOptions
-from robot_state_core.joint_model_group import JointModelGroup
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
-from robot_state_core.transforms import pose_from_xyz_rpy, rotation_log
+from robot_state_core.ik.types import IKOptions
+from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
+from robot_state_core.model.joint_model_group import JointModelGroup
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial.transforms import pose_from_xyz_rpy, rotation_log
+from robot_state_core.state.attached_body import (
+    aabb_of_shapes,
+    AttachedBody,
+    DetachPosture,
+    ShapeExtents,
+)
+from robot_state_core.state.robot_state import RobotState
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'
 SEED = 20240611

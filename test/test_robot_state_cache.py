@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from robot_state_core import kinematics
-from robot_state_core.attached_body import AttachedBodyPoses
-from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.geometry.shapes import Box, Sphere
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
-from robot_state_core.transforms import pose_from_xyz_rpy
+from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial.transforms import pose_from_xyz_rpy
+from robot_state_core.state.attached_body import AttachedBodyPoses
+from robot_state_core.state.robot_state import RobotState
 
 SENTINEL = 42.0
 SEED = 7

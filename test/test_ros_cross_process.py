@@ -21,7 +21,7 @@ import ros_testing  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-from robot_state_core.default_robot import default_robot_urdf_path  # noqa: E402
+from robot_state_core.io.default_robot import default_robot_urdf_path  # noqa: E402
 
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -36,7 +36,7 @@ def _fixed_joints(urdf: Path) -> dict[str, str]:
 
 def test_late_joiner_receives_tf_static_and_robot_description(ros) -> None:
     """A subscriber created after publication still gets both latched topics, in full."""
-    child = ros_testing.ChildProcess(['-m', 'robot_state_core.cli', 'run', '--duration', '60'])
+    child = ros_testing.ChildProcess(['-m', 'robot_state_core', 'run', '--duration', '60'])
     try:
         # run()'s own status line (not the node's log line, which comes before the services
         # exist): the SIGINT below must not land in the middle of start-up

@@ -30,7 +30,7 @@ rclpy = pytest.importorskip('rclpy')
 import ros_testing  # noqa: E402
 from rsp_testing import ALL_IN_ONE, node_process  # noqa: E402
 
-from robot_state_core.default_robot import default_robot_urdf_path  # noqa: E402
+from robot_state_core.io.default_robot import default_robot_urdf_path  # noqa: E402
 
 #: Seconds between the first output line and the SIGINT.
 OFFSETS_RUN = (0.0, 0.25)
@@ -53,7 +53,7 @@ def test_sigint_at_any_moment_of_start_up_exits_0(ros) -> None:
     children: dict[str, ros_testing.ChildProcess] = {}
     for offset in OFFSETS_RUN:
         children[f'run +{offset}s'] = ros_testing.ChildProcess(
-            ['-m', 'robot_state_core.cli', 'run', '--duration', '60'])
+            ['-m', 'robot_state_core', 'run', '--duration', '60'])
     for offset in OFFSETS_ALL_IN_ONE:
         children[f'robot_state_core_all +{offset}s'] = node_process(
             str(default_robot_urdf_path()), entry=ALL_IN_ONE)

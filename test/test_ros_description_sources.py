@@ -35,7 +35,7 @@ from rsp_testing import (  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
-from robot_state_core.default_robot import default_robot_urdf_path  # noqa: E402
+from robot_state_core.io.default_robot import default_robot_urdf_path  # noqa: E402
 from robot_state_core.ros.state_publisher_node import StatePublisherNode  # noqa: E402
 
 URDF = default_robot_urdf_path()

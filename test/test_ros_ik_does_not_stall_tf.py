@@ -66,7 +66,7 @@ except (KeyboardInterrupt, Exception):
 
 def test_tf_latency_bound_while_ik_solves(ros) -> None:
     """/tf latency and gaps while compute_ik runs stay near this run's own baseline."""
-    child = ros_testing.ChildProcess(['-m', 'robot_state_core.cli', 'run',
+    child = ros_testing.ChildProcess(['-m', 'robot_state_core', 'run',
                                       '--ignore-timestamp', '--duration', '120'])
     driver = ros_testing.ChildProcess(['-c', DRIVER])
     try:

@@ -132,7 +132,7 @@ def _distribution_of_the_wheels() -> str:
 def test_cli_run_publishes_a_xacro_robot(ros, prefix: Path) -> None:
     """robot-state-core run --urdf arm.urdf.xacro --xacro-arg ... --package-root ..."""
     child = ros_testing.ChildProcess(
-        ['-m', 'robot_state_core.cli', 'run', '--urdf', str(ARM), '--xacro-arg', 'links:=2',
+        ['-m', 'robot_state_core', 'run', '--urdf', str(ARM), '--xacro-arg', 'links:=2',
          '--xacro-arg', 'with_tool:=false', '--package-root', str(XACRO_DIR),
          '--no-services', '--duration', '60'])
     try:
@@ -152,7 +152,7 @@ def test_cli_run_publishes_a_xacro_robot(ros, prefix: Path) -> None:
 def test_cli_run_reports_a_broken_xacro_with_file_and_line(
         capsys: pytest.CaptureFixture[str]) -> None:
     """A xacro error stops `run` before ROS starts: exit 2, one line with file:line."""
-    from robot_state_core.cli import main as cli_main
+    from robot_state_core.apps.cli import main as cli_main
 
     code = cli_main(['run', '--urdf', str(XACRO_DIR / 'broken' / 'undefined_property.urdf.xacro'),
                      '--duration', '1'])

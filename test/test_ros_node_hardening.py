@@ -38,7 +38,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E
 from shape_msgs.msg import SolidPrimitive  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
-from robot_state_core.default_robot import (  # noqa: E402
+from robot_state_core.io.default_robot import (  # noqa: E402
     default_robot_srdf_path,
     default_robot_urdf_path,
 )

@@ -29,7 +29,7 @@ from rclpy.parameter import Parameter  # noqa: E402
 from shape_msgs.msg import SolidPrimitive  # noqa: E402
 
 from robot_state_core import kinematics as kin  # noqa: E402
-from robot_state_core.default_robot import (  # noqa: E402
+from robot_state_core.io.default_robot import (  # noqa: E402
     default_robot_srdf_path,
     default_robot_urdf_path,
 )

@@ -13,8 +13,8 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E
 from ros_testing import needs_topic_mode  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-from robot_state_core.default_robot import default_robot_urdf_path  # noqa: E402
 from robot_state_core.errors import RobotDescriptionError, UrdfLoadError  # noqa: E402
+from robot_state_core.io.default_robot import default_robot_urdf_path  # noqa: E402
 from robot_state_core.ros.distro import ros_distro  # noqa: E402
 from robot_state_core.ros.params import has_topic_mode  # noqa: E402
 from robot_state_core.ros.state_publisher_node import StatePublisherNode  # noqa: E402

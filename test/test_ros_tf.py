@@ -27,10 +27,10 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from robot_state_core import kinematics as kin  # noqa: E402
-from robot_state_core.default_robot import default_robot_urdf_path  # noqa: E402
-from robot_state_core.frames import fixed_joint_transforms  # noqa: E402
-from robot_state_core.robot_model import RobotModel  # noqa: E402
-from robot_state_core.transforms import rotation_from_quat_xyzw  # noqa: E402
+from robot_state_core.io.default_robot import default_robot_urdf_path  # noqa: E402
+from robot_state_core.model.robot_model import RobotModel  # noqa: E402
+from robot_state_core.publishing.frame_transforms import fixed_joint_transforms  # noqa: E402
+from robot_state_core.spatial.transforms import rotation_from_quat_xyzw  # noqa: E402
 
 STATIC = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -86,7 +86,7 @@ class TfListener:
 
 
 def _child(urdf: Path, roots: list[str], *extra: str) -> ros_testing.ChildProcess:
-    args = ['-m', 'robot_state_core.cli', 'run', '--urdf', str(urdf), '--ignore-timestamp',
+    args = ['-m', 'robot_state_core', 'run', '--urdf', str(urdf), '--ignore-timestamp',
             '--no-services', '--duration', '120', *extra]
     for root in roots:
         args += ['--package-root', root]

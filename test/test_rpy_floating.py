@@ -9,8 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from robot_state_core.errors import RobotStateCoreError, SingularityError
-from robot_state_core.joint_kernels import (
+from robot_state_core.description.joint_motion import (
     rpy_floating_map_qdot_to_velocity,
     rpy_floating_map_velocity_to_qdot,
     rpy_floating_pose,
@@ -20,8 +19,9 @@ from robot_state_core.joint_kernels import (
     RPY_SINGULARITY_COS_TOL,
     RPY_WARNING_COS_TOL,
 )
-from robot_state_core.joints import JointType
-from robot_state_core.rpy_floating import JointContext, RpyFloatingJoint
+from robot_state_core.description.joints import JointType
+from robot_state_core.errors import RobotStateCoreError, SingularityError
+from robot_state_core.model.rpy_floating import JointContext, RpyFloatingJoint
 
 TOL = 1e-12
 '''Exact-arithmetic comparisons (a few ulps of O(1) values).'''

@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_state_core.acm import AllowedCollisionMatrix
+from robot_state_core.description.acm import AllowedCollisionMatrix
+from robot_state_core.description.joints import Joint, JointLimits, JointType
+from robot_state_core.description.links import Collision, Link
+from robot_state_core.description.scene_graph import SceneGraph, ShortestPath
 from robot_state_core.errors import UnknownNameError
 from robot_state_core.geometry.shapes import Box
-from robot_state_core.joints import Joint, JointLimits, JointType
-from robot_state_core.links import Collision, Link
-from robot_state_core.scene_graph import SceneGraph, ShortestPath
 
 FOUR_PI = 4.0 * math.pi
 R = JointType.REVOLUTE
@@ -950,6 +950,6 @@ def test_version_increases_on_every_successful_edit_only() -> None:
 def test_failed_edits_log_a_warning(caplog: pytest.LogCaptureFixture) -> None:
     """A False return is explained in the log, not printed."""
     graph = graph_from('a')
-    with caplog.at_level('WARNING', logger='robot_state_core.scene_graph'):
+    with caplog.at_level('WARNING', logger='robot_state_core.description.scene_graph'):
         assert not graph.add_joint(_joint('j', 'a', 'nope'))
     assert "child link 'nope' of joint 'j' does not exist" in caplog.text

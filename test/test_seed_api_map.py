@@ -22,11 +22,11 @@ from typing import Any
 
 import pytest
 
-from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
+from robot_state_core.description.scene_graph import SceneGraph
 from robot_state_core.geometry.scene_graph import SceneGraph as GeometrySceneGraph
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.rpy_floating import RpyFloatingJoint
-from robot_state_core.scene_graph import SceneGraph
+from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.model.rpy_floating import RpyFloatingJoint
 
 DOC = Path(__file__).resolve().parents[1] / 'docs' / 'seed_api_map.md'
 HEADER = ('seed member', 'ours', 'row', 'note')
@@ -279,14 +279,14 @@ def test_every_public_member_is_mapped(cls: type) -> None:
 
 def test_resolver_rejects_unknown_names() -> None:
     """The resolver is strict: typos, private names and unknown modules fail."""
-    for reference in ('robot_state_core.scene_graph.SceneGraph.addLink',
-                      'robot_state_core.scene_graph.SceneGraph._links',
-                      'robot_state_core.joints.JointLimits.lower.real',
-                      'robot_state_core.robot_model.RobotModel.no_such_array',
+    for reference in ('robot_state_core.description.scene_graph.SceneGraph.addLink',
+                      'robot_state_core.description.scene_graph.SceneGraph._links',
+                      'robot_state_core.description.joints.JointLimits.lower.real',
+                      'robot_state_core.model.robot_model.RobotModel.no_such_array',
                       'robot_state_core.geometry.scene_graph.SceneGraph.RegisterSource',
                       'robot_state_core.geometry.roles.Role.kProximity',
                       'robot_state_core.no_such_module.Thing'):
         with pytest.raises((AttributeError, ImportError)):
             resolve(reference)
-    assert resolve('robot_state_core.joints.JointType.FIXED') is not None
-    assert resolve('robot_state_core.robot_model.RobotModel.joint_q_start') is RobotModel
+    assert resolve('robot_state_core.description.joints.JointType.FIXED') is not None
+    assert resolve('robot_state_core.model.robot_model.RobotModel.joint_q_start') is RobotModel

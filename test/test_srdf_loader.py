@@ -13,13 +13,13 @@ from lxml import etree
 import pytest
 import robot_corpus
 
-from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.errors import (
     RobotDescriptionError,
     SrdfLoadError,
     UnknownNameError,
     XmlSecurityError,
 )
+from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.io.srdf import (
     check_srdf_against,
     parse_srdf,

@@ -25,9 +25,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_state_core.acm import AllowedCollisionMatrix
-from robot_state_core.geometry.shapes import Box
-from robot_state_core.joints import (
+from robot_state_core.description.acm import AllowedCollisionMatrix
+from robot_state_core.description.joints import (
     Joint,
     JOINT_TYPE_INFO,
     JointCalibration,
@@ -37,10 +36,11 @@ from robot_state_core.joints import (
     JointSafety,
     JointType,
 )
+from robot_state_core.description.links import Collision, Inertial, Link, Material, Visual
+from robot_state_core.description.scene_graph import SceneGraph
+from robot_state_core.geometry.shapes import Box
 from robot_state_core.kinematics import compute_scene_state
-from robot_state_core.links import Collision, Inertial, Link, Material, Visual
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.scene_graph import SceneGraph
+from robot_state_core.model.robot_model import RobotModel
 
 KDL_TOL = 1e-8  # tesseract: e_frame.isApprox(c_frame, 1e-8)
 NEAR = 1e-6  # tesseract: EXPECT_NEAR(..., 1e-6)

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 
 from robot_state_core import kinematics as kin
-from robot_state_core.default_robot import default_robot_urdf_path
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.tf_publishing import TfPublishingCore
-from robot_state_core.transforms import rotation_from_quat_xyzw
+from robot_state_core.io.default_robot import default_robot_urdf_path
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.publishing.tf import TfPublishingCore
+from robot_state_core.spatial.transforms import rotation_from_quat_xyzw
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'
 S = 1_000_000_000
@@ -223,7 +223,7 @@ def test_name_memories_are_bounded() -> None:
     """
     import tracemalloc
 
-    from robot_state_core import tf_publishing as tfp
+    from robot_state_core.publishing import tf as tfp
 
     core = TfPublishingCore(_model(), ignore_timestamp=True)
     counter = iter(range(10 ** 9))

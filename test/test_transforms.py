@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from robot_state_core import transforms as tf
+from robot_state_core.spatial import transforms as tf
 
 TOL = 1e-12
 

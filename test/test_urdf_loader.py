@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 import robot_corpus
 
-from robot_state_core.default_robot import default_robot_urdf_path
+from robot_state_core.description.joints import JointType
+from robot_state_core.description.scene_graph import CONTINUOUS_DEFAULT_LIMIT
 from robot_state_core.errors import RobotDescriptionError
 from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Mesh, Sphere
+from robot_state_core.io.default_robot import default_robot_urdf_path
 from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.io.urdf import load_urdf_file, load_urdf_string, save_urdf
-from robot_state_core.joints import JointType
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.scene_graph import CONTINUOUS_DEFAULT_LIMIT
-from robot_state_core.transforms import pose_from_xyz_rpy
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial.transforms import pose_from_xyz_rpy
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'
 ALL_TYPES = RESOURCES / 'all_joint_types.urdf'

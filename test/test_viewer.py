@@ -21,15 +21,15 @@ import numpy as np
 import pytest
 import trimesh
 
-from robot_state_core.cli import main as cli_main
-from robot_state_core.default_robot import (
+from robot_state_core.apps.cli import main as cli_main
+from robot_state_core.errors import InvalidArgumentError, UnknownNameError
+from robot_state_core.geometry.shapes import Box, Capsule, Cone, Cylinder, HalfSpace, Sphere
+from robot_state_core.io.default_robot import (
     default_robot_srdf_path,
     default_robot_urdf_path,
     package_root,
 )
-from robot_state_core.errors import InvalidArgumentError, UnknownNameError
-from robot_state_core.geometry.shapes import Box, Capsule, Cone, Cylinder, HalfSpace, Sphere
-from robot_state_core.robot_model import RobotModel
+from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.viewer.app import COLLIDING_RGB, RobotViewer
 from robot_state_core.viewer.scene_meshes import element_meshes, shape_triangles
 

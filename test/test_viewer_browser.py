@@ -21,9 +21,9 @@ import numpy as np
 from numpy.typing import NDArray
 import pytest
 
-from robot_state_core.default_robot import default_robot_srdf_path, default_robot_urdf_path
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.transforms import quat_xyzw_from_wxyz, rotation_from_quat_xyzw
+from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial.transforms import quat_xyzw_from_wxyz, rotation_from_quat_xyzw
 from robot_state_core.viewer.app import RobotViewer
 from robot_state_core.viewer.browser import find_chromium, HeadlessBrowser
 from robot_state_core.viewer.scene_meshes import element_meshes

@@ -21,12 +21,12 @@ import sys
 import numpy as np
 import pytest
 
-from robot_state_core.cli import main as cli_main
+from robot_state_core.apps.cli import main as cli_main
 from robot_state_core.errors import InvalidArgumentError, XacroError
 from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.io.xacro import expand_xacro_file, parse_xacro_args
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.state.robot_state import RobotState
 
 pytest.importorskip('xacro')
 

@@ -5,8 +5,8 @@ and geometries; *consumers* read them through the :class:`SceneGraphInspector`
 (:meth:`SceneGraph.model_inspector`) and turn frame poses into geometry poses with
 :meth:`SceneGraph.compute_world_poses`. There is no collision backend here; the query layer
 (``query.py``/``fcl_backend.py``) consumes this registry. The package top level exports the
-class as ``GeometrySceneGraph`` (design study C1), since ``robot_state_core.scene_graph`` holds
-the tesseract one.
+class as ``GeometrySceneGraph`` (design study C1), since
+``robot_state_core.description.scene_graph`` holds the tesseract one.
 
 Ids (design study B3). :data:`SourceId`, :data:`FrameId` and :data:`GeometryId` are
 ``typing.NewType`` ints, drawn from one process-wide counter. An id therefore names exactly one
@@ -107,7 +107,7 @@ from robot_state_core.geometry.shapes import (
     Shape,
     Sphere,
 )
-from robot_state_core.transforms import as_pose
+from robot_state_core.spatial.transforms import as_pose
 
 _new_id = itertools.count(1).__next__  # ids of every kind, unique in the process
 _new_version = itertools.count(1).__next__  # role version values, unique in the process

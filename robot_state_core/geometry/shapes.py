@@ -23,7 +23,7 @@ import os
 import numpy as np
 
 from robot_state_core.errors import InvalidArgumentError, InvalidTypeError
-from robot_state_core.transforms import MAX_COORDINATE
+from robot_state_core.spatial.transforms import MAX_COORDINATE
 
 
 def _check_lengths(shape: object, *names: str) -> None:

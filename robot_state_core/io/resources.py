@@ -34,7 +34,7 @@ from pathlib import Path, PurePosixPath
 import posixpath
 from urllib.parse import unquote, urlparse
 
-from robot_state_core.default_robot import package_root
+from robot_state_core.io.default_robot import package_root
 
 
 @dataclass(frozen=True)

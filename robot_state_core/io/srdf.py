@@ -23,7 +23,7 @@ Loading is done in two steps:
    :class:`~robot_state_core.errors.SrdfLoadError` instead.
 2. :func:`validate_srdf_against` (problem list) or :func:`check_srdf_against` (raises, and also
    for every parse warning) compare the SRDF with the URDF's link and joint names. Compiling a
-   :class:`~robot_state_core.robot_model.RobotModel` applies MoveIt's rules instead: unknown
+   :class:`~robot_state_core.model.robot_model.RobotModel` applies MoveIt's rules instead: unknown
    names are dropped with a warning (``RobotModel.srdf_warnings``).
 
 Elements MoveIt defines but this package does not use, and elements other tools add (Pinocchio's
@@ -59,10 +59,10 @@ from robot_state_core.io.safe_xml import parse_xml
 
 _LOG = logging.getLogger(__name__)
 
-#: Most valid groups a :class:`~robot_state_core.robot_model.RobotModel` compiles (parsing has
-#: no limit). MoveIt's subgroup relation (every group whose joints are a subset of another's)
-#: grows with the square of the group count: 2 000 nested groups make 4 million subgroup
-#: entries. Real SRDFs define tens.
+#: Most valid groups a :class:`~robot_state_core.model.robot_model.RobotModel` compiles (parsing
+#: has no limit). MoveIt's subgroup relation (every group whose joints are a subset of another's)
+#: grows with the square of the group count: 2 000 nested groups make 4 million subgroup entries.
+#: Real SRDFs define tens.
 MAX_GROUPS = 2000
 
 #: Virtual joint types accepted in ``<virtual_joint type=...>``; ``rpy_floating`` is ours.

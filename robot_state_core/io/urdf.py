@@ -1,4 +1,4 @@
-"""URDF loading (→ :class:`~robot_state_core.scene_graph.SceneGraph`) and export.
+"""URDF loading (→ :class:`~robot_state_core.description.scene_graph.SceneGraph`) and export.
 
 Parsing goes through urdf_parser_py (PyPI ``urdfdom-py``), wrapped so that nothing leaks:
 
@@ -52,13 +52,7 @@ from typing import Any, TypeVar
 from lxml import etree
 import numpy as np
 
-from robot_state_core.errors import InvalidArgumentError, RobotDescriptionError, UrdfLoadError
-from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Mesh, Shape, Sphere
-from robot_state_core.io.load_report import LoadMessage, log_load_messages, texts
-from robot_state_core.io.resources import ResourceResolver
-from robot_state_core.io.safe_xml import parse_xml
-from robot_state_core.io.xacro import expand_xacro_file, is_xacro_path
-from robot_state_core.joints import (
+from robot_state_core.description.joints import (
     Joint,
     JointCalibration,
     JointDynamics,
@@ -67,10 +61,20 @@ from robot_state_core.joints import (
     JointSafety,
     JointType,
 )
-from robot_state_core.links import Collision, Inertial, Link, Material, Visual
-from robot_state_core.scene_graph import SceneGraph
-from robot_state_core.spatial import rpy_from_rotation
-from robot_state_core.transforms import FloatArray, MAX_COORDINATE, pose_from_xyz_rpy
+from robot_state_core.description.links import Collision, Inertial, Link, Material, Visual
+from robot_state_core.description.scene_graph import SceneGraph
+from robot_state_core.errors import InvalidArgumentError, RobotDescriptionError, UrdfLoadError
+from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Mesh, Shape, Sphere
+from robot_state_core.io.load_report import LoadMessage, log_load_messages, texts
+from robot_state_core.io.resources import ResourceResolver
+from robot_state_core.io.safe_xml import parse_xml
+from robot_state_core.io.xacro import expand_xacro_file, is_xacro_path
+from robot_state_core.spatial.transforms import (
+    FloatArray,
+    MAX_COORDINATE,
+    pose_from_xyz_rpy,
+    rpy_from_rotation,
+)
 
 _LOG = logging.getLogger(__name__)
 _S = TypeVar('_S')
@@ -578,7 +582,7 @@ def load_urdf_string(document: str | bytes, *, source: str = '<string>',
                      resolver: ResourceResolver | None = None,
                      base_dir: str | Path | None = None,
                      strict_meshes: bool = False) -> UrdfLoadResult:
-    """Load a URDF document into a :class:`~robot_state_core.scene_graph.SceneGraph`.
+    """Load a URDF document into a :class:`~robot_state_core.description.scene_graph.SceneGraph`.
 
     Args:
         document: URDF XML (``str`` or ``bytes``), e.g. the ``robot_description`` parameter.
@@ -755,7 +759,7 @@ def save_urdf(graph: Any, materials: Mapping[str, Material] | None = None) -> st
     rotation → rpy → rotation round trip).
 
     Args:
-        graph: The :class:`~robot_state_core.scene_graph.SceneGraph` (must be a tree).
+        graph: The :class:`~robot_state_core.description.scene_graph.SceneGraph` (must be a tree).
         materials: Named materials to declare at robot level (visuals then refer to them by
             name); materials not in it are written inline.
 

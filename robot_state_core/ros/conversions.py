@@ -10,9 +10,9 @@ import numpy as np
 from numpy.typing import NDArray
 from tf2_msgs.msg import TFMessage
 
-from robot_state_core.frames import FrameTransforms
-from robot_state_core.markers import MarkerKind, MarkerSpec
-from robot_state_core.transforms import quat_xyzw_from_rotation
+from robot_state_core.publishing.frame_transforms import FrameTransforms
+from robot_state_core.publishing.markers import MarkerKind, MarkerSpec
+from robot_state_core.spatial.transforms import quat_xyzw_from_rotation
 
 _NS_PER_S = 1_000_000_000
 

@@ -32,8 +32,8 @@ import yaml
 from robot_state_core.errors import RobotStateCoreError
 from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.io.xacro import read_robot_description
-from robot_state_core.joint_sweep import JointSweep
-from robot_state_core.robot_model import RobotModel
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.publishing.joint_sweep import JointSweep
 from robot_state_core.ros import qos
 from robot_state_core.ros.distro import ros_distro
 from robot_state_core.ros.log_limits import clip, LOG_LINE_LIMIT

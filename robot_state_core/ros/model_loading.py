@@ -11,7 +11,7 @@ from typing import Any
 
 from robot_state_core.errors import RobotDescriptionError
 from robot_state_core.io.load_report import summarize
-from robot_state_core.robot_model import RobotModel
+from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.ros.params import StatePublisherConfig
 
 

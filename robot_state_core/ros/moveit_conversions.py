@@ -15,26 +15,26 @@ from moveit_msgs.msg import MoveItErrorCodes
 import numpy as np
 from shape_msgs.msg import SolidPrimitive
 
-from robot_state_core.constraints import (
+from robot_state_core.description.joints import JointType
+from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError, UnknownNameError
+from robot_state_core.geometry.shapes import Box, Cone, Cylinder, Shape, Sphere
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.ros.log_limits import clip, RESPONSE_MESSAGE_LIMIT
+from robot_state_core.scene.constraints import (
     Constraints,
     JointConstraint,
     OrientationConstraint,
     OrientationParameterization,
     PositionConstraint,
 )
-from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError, UnknownNameError
-from robot_state_core.geometry.shapes import Box, Cone, Cylinder, Shape, Sphere
-from robot_state_core.joints import JointType
-from robot_state_core.planning_scene import PlanningScene
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
-from robot_state_core.ros.log_limits import clip, RESPONSE_MESSAGE_LIMIT
-from robot_state_core.transforms import (
+from robot_state_core.scene.planning_scene import PlanningScene
+from robot_state_core.spatial.transforms import (
     check_quat_xyzw,
     FloatArray,
     quat_xyzw_from_rotation,
     rotation_from_quat_xyzw,
 )
+from robot_state_core.state.robot_state import RobotState
 
 
 class FrameError(RobotStateCoreError):
@@ -54,7 +54,7 @@ def pose_to_matrix(pose: Pose, what: str = 'pose') -> FloatArray:
     Raises:
         InvalidArgumentError: A NaN/inf position, or a quaternion that defines no rotation
             (NaN/inf, norm outside ``[1e-12, 1e12]``,
-            :func:`~robot_state_core.transforms.check_quat_xyzw`).
+            :func:`~robot_state_core.spatial.transforms.check_quat_xyzw`).
     """
     o = pose.orientation
     p = np.array([pose.position.x, pose.position.y, pose.position.z], dtype=np.float64)
@@ -227,7 +227,7 @@ def world_object_from_msg(model: RobotModel, X_WL: FloatArray, msg: Any, scene: 
     """``(X_WO, [(shape, X_OS), ...], {subframe: X_OF})`` of a ``moveit_msgs/CollisionObject``.
 
     The header frame is resolved by :func:`frame_pose`; meshes become files through
-    ``scene.mesh_shape`` (a :class:`~robot_state_core.planning_scene.PlanningScene`).
+    ``scene.mesh_shape`` (a :class:`~robot_state_core.scene.planning_scene.PlanningScene`).
 
     Raises:
         FrameError: Unknown header frame.

@@ -29,7 +29,7 @@ variable names; mimic chains are resolved; NaN/inf, a degenerate floating-joint 
 name/position mismatch drops the message with a throttled warning; unknown names are reported
 once each, in one throttled line per period (bounded memory, decision H11). Log lines clip user
 text (:mod:`robot_state_core.ros.log_limits`). Callbacks are convert → core
-(:class:`~robot_state_core.tf_publishing.TfPublishingCore`) → convert, and never let an exception
+(:class:`~robot_state_core.publishing.tf.TfPublishingCore`) → convert, and never let an exception
 escape.
 """
 
@@ -52,9 +52,10 @@ from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
 from robot_state_core.errors import RobotDescriptionError, RobotStateCoreError
-from robot_state_core.frames import fixed_joint_transforms, FrameTransforms
-from robot_state_core.markers import robot_markers
-from robot_state_core.robot_model import RobotModel
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.publishing.frame_transforms import fixed_joint_transforms, FrameTransforms
+from robot_state_core.publishing.markers import robot_markers
+from robot_state_core.publishing.tf import JointStateUpdate, TfPublishingCore
 from robot_state_core.ros import qos
 from robot_state_core.ros.conversions import (
     joint_state_arrays,
@@ -75,7 +76,6 @@ from robot_state_core.ros.params import (
     read_state_publisher_config,
     StatePublisherConfig,
 )
-from robot_state_core.tf_publishing import JointStateUpdate, TfPublishingCore
 
 #: A model listener: prepares a new model (raising a RobotStateCoreError when it cannot use it)
 #: and returns the function that switches to it.

@@ -54,15 +54,10 @@ from robot_state_core.errors import (
     RobotStateCoreError,
     UnknownNameError,
 )
-from robot_state_core.ik import IKRequest, prepare_ik, solve_ik
-from robot_state_core.markers import contact_markers
-from robot_state_core.planning_scene import (
-    BodyType,
-    CollisionObjectOperation,
-    PlanningScene,
-)
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
+from robot_state_core.ik.solver import prepare_ik, solve_ik
+from robot_state_core.ik.types import IKRequest
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.publishing.markers import contact_markers
 from robot_state_core.ros import qos
 from robot_state_core.ros.conversions import joint_state_arrays, marker_array
 from robot_state_core.ros.log_limits import clip, quoted, ThrottledLogger
@@ -84,7 +79,13 @@ from robot_state_core.ros.params import (
     server_parameter_types,
     StatePublisherConfig,
 )
-from robot_state_core.spatial import rigid_inverse
+from robot_state_core.scene.planning_scene import (
+    BodyType,
+    CollisionObjectOperation,
+    PlanningScene,
+)
+from robot_state_core.spatial.transforms import rigid_inverse
+from robot_state_core.state.robot_state import RobotState
 
 SOURCE = 'robot_state_core'
 

@@ -20,10 +20,10 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
-from robot_state_core.planning_scene import CollisionObjectOperation
 from robot_state_core.ros import qos
 from robot_state_core.ros.conversions import joint_state_arrays
 from robot_state_core.ros.moveit_conversions import world_object_from_msg
+from robot_state_core.scene.planning_scene import CollisionObjectOperation
 from robot_state_core.viewer.app import RobotViewer
 
 WARN_THROTTLE_S = 5.0

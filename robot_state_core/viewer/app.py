@@ -40,26 +40,26 @@ from numpy.typing import ArrayLike
 import viser
 
 from robot_state_core._typing import FloatArray
+from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError, UnknownNameError
 from robot_state_core.geometry.shapes import Box, Shape
-from robot_state_core.joints import JointType
-from robot_state_core.planning_scene import (
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.scene.planning_scene import (
     CollisionObjectOperation,
     CollisionRequest,
     Contact,
     PlanningScene,
 )
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
-from robot_state_core.spatial import rigid_inverse
-from robot_state_core.transforms import (
+from robot_state_core.spatial.transforms import (
     as_pose,
     pose_error,
     quat_wxyz_from_xyzw,
     quat_xyzw_from_rotation,
     quat_xyzw_from_wxyz,
+    rigid_inverse,
     rotation_from_quat_xyzw,
 )
+from robot_state_core.state.robot_state import RobotState
 from robot_state_core.viewer.scene_meshes import (
     COLLISION_COLOR,
     element_meshes,

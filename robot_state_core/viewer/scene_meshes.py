@@ -22,6 +22,7 @@ import numpy as np
 import trimesh
 
 from robot_state_core._typing import FloatArray, Int64Array
+from robot_state_core.description.links import Collision, Link, Visual
 from robot_state_core.errors import RobotStateCoreError
 from robot_state_core.geometry import meshes
 from robot_state_core.geometry.shapes import (
@@ -35,9 +36,8 @@ from robot_state_core.geometry.shapes import (
     Shape,
     Sphere,
 )
-from robot_state_core.links import Collision, Link, Visual
-from robot_state_core.robot_geometry import DEFAULT_DIFFUSE
-from robot_state_core.robot_model import RobotModel
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.scene.robot_geometry import DEFAULT_DIFFUSE
 
 __all__ = ['COLLISION_COLOR', 'PLACEHOLDER_COLOR', 'ElementMesh', 'element_meshes',
            'shape_triangles']

@@ -1,0 +1,1 @@
+"""Applications on top of everything: the ``robot-state-core`` command line."""

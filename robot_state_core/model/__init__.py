@@ -1,0 +1,5 @@
+"""The immutable robot description and what it is built from.
+
+Joints and links, the tesseract-style editable scene graph, the compiled :class:`RobotModel`,
+joint model groups and the allowed collision matrix.
+"""

@@ -1,0 +1,446 @@
+"""The robot's geometry, registered in a Drake-style geometry registry and kept in index form.
+
+:class:`RobotGeometry` turns the links of a :class:`~robot_state_core.model.robot_model.RobotModel`
+into geometry (seed §3, G-C1..G-C8):
+
+* a ``'robot'`` source in a :class:`~robot_state_core.geometry.scene_graph.SceneGraph`, one frame
+  per link (named after the link; every frame hangs on the world and takes ``X_WL`` as its
+  pose, so ``compute_world_poses((link_frame_ids, X_WL), Role.PROXIMITY)`` equals
+  :meth:`RobotGeometry.world_poses`);
+* each URDF ``<collision>`` as a PROXIMITY geometry named ``'<link>/<i>'`` (``i`` counts the
+  link's collision elements), with the padded/scaled shape that is actually collided;
+* each URDF ``<visual>`` as an ILLUSTRATION geometry named ``'<link>/visual/<i>'`` with
+  ``('phong', 'diffuse')`` from the material colour (grey ``(0.9, 0.9, 0.9, 1)``, Drake's
+  default, without one).
+
+The hot path never touches the registry: the proximity geometries are also kept as index
+arrays, ``geometry_link (G,)``, ``X_LG (G, 4, 4)``, ``shapes`` and ``names``, and
+:meth:`RobotGeometry.world_poses` is one batched product ``X_WL[geometry_link] @ X_LG``.
+
+Padding and scale (MoveIt's link padding/scale; ``scale`` first, then ``padding`` [m]). The
+padded shape contains the original one and its surface lies about ``padding`` outside it:
+
+=============  ===================================================================================
+shape          padded (``s`` = scale, ``p`` = padding)
+=============  ===================================================================================
+Sphere         ``radius·s + p`` (exact offset surface)
+Ellipsoid      every semi-axis ``·s + p`` (approximate: exact on the axes, a little less than ``p``
+               between them; the offset surface of an ellipsoid is not an ellipsoid)
+Capsule        ``radius·s + p``, ``length·s`` (exact offset surface)
+Box            every full edge ``·s + 2p``: each face moves out by exactly ``p`` (sharp corners,
+               a superset of the rounded offset body)
+Cylinder       ``radius·s + p``, ``length·s + 2p`` (caps and mantle move out by exactly ``p``)
+Cone           ``radius·s + p``, ``length·s + 2p`` (approximate: the slanted side moves out by
+               less than ``p`` near the apex)
+HalfSpace      the boundary plane moves out by ``p`` along its normal (scale does not apply)
+Mesh, Convex   scaled about the centre ``c`` of the mesh's axis-aligned bounding box, per axis
+               ``f_k = (s·e_k + 2p) / e_k`` (``e`` the box extents): the box faces move out by
+               exactly ``p``, other surface points by ``≈ p`` (less in concave regions and on
+               slanted faces of elongated meshes). The backend only collides mesh *files*, so the
+               scaling is expressed as ``Mesh(scale=f·scale)`` plus a shift ``(1 - f)·c`` folded
+               into ``X_LG``; the file is loaded once and shared. A flat axis (``e_k = 0``) is
+               not padded.
+=============  ===================================================================================
+
+Mesh mode. ``mesh_mode='exact'`` (the default, like MoveIt's FCL plugin) collides the triangle
+mesh itself (an OBBRSS BVH in fcl): verdicts are exact for the surfaces, but a mesh is a
+*surface*, so a small body entirely inside a mesh does not collide with it, and mesh distances
+are slow (tens of µs to ms per pair). ``'convex'`` collides the convex hull (GJK/EPA): faster
+distances, closed volumes and signed penetration, but conservative (hulls fill concavities,
+e.g. a gripper's opening). ``mesh_mode`` may be a mapping ``{link name: mode}``; unlisted links
+are ``'exact'``.
+
+Collision meshes whose URI was never resolved to a file are skipped with a warning (listed in
+:attr:`RobotGeometry.skipped`), as MoveIt skips shapes it cannot load.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+import logging
+import math
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from robot_state_core._typing import BoolArray, FloatArray, IntArray
+from robot_state_core.errors import (
+    InvalidArgumentError,
+    RobotDescriptionError,
+    RobotStateCoreError,
+)
+from robot_state_core.geometry import meshes
+from robot_state_core.geometry.roles import (
+    make_phong_illustration_properties,
+    ProximityProperties,
+)
+from robot_state_core.geometry.scene_graph import (
+    FrameId,
+    GeometryFrame,
+    GeometryId,
+    GeometryInstance,
+    SceneGraph,
+    SourceId,
+)
+from robot_state_core.geometry.shapes import (
+    Box,
+    Capsule,
+    Cone,
+    Convex,
+    Cylinder,
+    Ellipsoid,
+    HalfSpace,
+    Mesh,
+    Shape,
+    Sphere,
+)
+from robot_state_core.model.robot_model import RobotModel
+
+__all__ = [
+    'DEFAULT_DIFFUSE',
+    'MESH_MODES',
+    'PADDING_GROUP',
+    'MeshMode',
+    'RobotGeometry',
+    'RobotGeometryRegistration',
+    'padded_shape',
+]
+
+_LOG = logging.getLogger(__name__)
+
+MeshMode = Literal['exact', 'convex']
+MESH_MODES: tuple[MeshMode, ...] = ('exact', 'convex')
+
+DEFAULT_DIFFUSE: tuple[float, float, float, float] = (0.9, 0.9, 0.9, 1.0)
+'''Diffuse colour of visuals without a material colour (Drake's default).'''
+PADDING_GROUP = 'robot_state_core'
+'''Proximity-property group holding ``'padding'`` and ``'scale'`` of each robot geometry.'''
+
+
+def _ro_float(a: ArrayLike) -> FloatArray:
+    arr = np.array(a, dtype=np.float64)
+    arr.setflags(write=False)
+    return arr
+
+
+def _ro_int(a: ArrayLike) -> IntArray:
+    arr = np.array(a, dtype=np.intp)
+    arr.setflags(write=False)
+    return arr
+
+
+def _ro_bool(a: ArrayLike) -> BoolArray:
+    arr = np.array(a, dtype=np.bool_)
+    arr.setflags(write=False)
+    return arr
+
+
+def _translation(p: ArrayLike) -> FloatArray:
+    X = np.eye(4)
+    X[:3, 3] = np.asarray(p, dtype=np.float64)
+    return X
+
+
+def _check_factor(value: float, what: str, *, positive: bool) -> float:
+    v = float(value)
+    if not math.isfinite(v) or (v <= 0.0 if positive else v < 0.0):
+        raise InvalidArgumentError(
+            f'RobotGeometry: {what} must be a finite {"positive" if positive else "non-negative"}'
+            f' number, got {value!r}')
+    return v
+
+
+def padded_shape(shape: Shape, padding: float = 0.0,
+                 scale: float = 1.0) -> tuple[Shape, FloatArray]:
+    """A shape scaled and padded as MoveIt pads link shapes (module docstring table).
+
+    Args:
+        shape: The original shape, in its geometry frame G.
+        padding: Outward offset of the surface [m], ``>= 0``.
+        scale: Size factor applied first, ``> 0`` (about the shape's centre).
+
+    Returns:
+        ``(shape', X_GG')``: the new shape and the pose of its frame in the original frame G
+        (identity except for meshes, which are scaled about their bounding-box centre, and
+        half-spaces, whose plane moves along +z).
+
+    Raises:
+        InvalidArgumentError: Negative/non-finite padding, non-positive scale, unknown shape.
+        RobotDescriptionError: A mesh must be read (padding or scale) but cannot be.
+    """
+    p = _check_factor(padding, 'padding', positive=False)
+    s = _check_factor(scale, 'scale', positive=True)
+    identity = np.eye(4)
+    if p == 0.0 and s == 1.0:
+        return shape, identity
+    if isinstance(shape, Sphere):
+        return Sphere(shape.radius * s + p), identity
+    if isinstance(shape, Capsule):
+        return Capsule(shape.radius * s + p, shape.length * s), identity
+    if isinstance(shape, Ellipsoid):
+        return Ellipsoid(shape.a * s + p, shape.b * s + p, shape.c * s + p), identity
+    if isinstance(shape, Box):
+        return Box(shape.x * s + 2 * p, shape.y * s + 2 * p, shape.z * s + 2 * p), identity
+    if isinstance(shape, Cylinder):
+        return Cylinder(shape.radius * s + p, shape.length * s + 2 * p), identity
+    if isinstance(shape, Cone):
+        return Cone(shape.radius * s + p, shape.length * s + 2 * p), identity
+    if isinstance(shape, HalfSpace):
+        return shape, _translation((0.0, 0.0, p))
+    if isinstance(shape, Mesh | Convex):
+        vertices, _ = meshes.load_mesh(meshes.mesh_file(shape), shape.scale)
+        lo, hi = vertices.min(axis=0), vertices.max(axis=0)
+        centre, extent = 0.5 * (lo + hi), hi - lo
+        flat = extent <= 1e-12
+        f = np.where(flat, s, (s * extent + 2 * p) / np.where(flat, 1.0, extent))
+        new_scale = tuple(float(v) for v in f * np.asarray(shape.scale, dtype=np.float64))
+        new_shape: Shape = type(shape)(shape.uri, (new_scale[0], new_scale[1], new_scale[2]),
+                                       shape.path)
+        return new_shape, _translation((1.0 - f) * centre)
+    raise InvalidArgumentError(f'padded_shape: unsupported shape {shape!r}')
+
+
+@dataclass(frozen=True, eq=False)
+class RobotGeometryRegistration:
+    """What :meth:`RobotGeometry.register` put into a registry.
+
+    Attributes:
+        scene_graph: The registry.
+        source_id: The robot source.
+        link_frame_ids: ``(L,)`` the frame of each link, model link order.
+        proximity_ids: ``(G,)`` the proximity geometries, in :attr:`RobotGeometry.names` order.
+        illustration_ids: The illustration geometries (visuals), in model link order.
+    """
+
+    scene_graph: SceneGraph
+    source_id: SourceId
+    link_frame_ids: tuple[FrameId, ...]
+    proximity_ids: tuple[GeometryId, ...]
+    illustration_ids: tuple[GeometryId, ...]
+
+
+class RobotGeometry:
+    """A robot model's collision and visual geometry (module docstring).
+
+    Immutable after construction and safe to share between planning scenes and threads.
+
+    Attributes:
+        model: The robot model.
+        geometry_link: ``(G,)`` link index of each proximity geometry (read-only).
+        X_LG: ``(G, 4, 4)`` pose of each (padded) proximity geometry in its link frame.
+        shapes: The ``G`` (padded, scaled, mesh-mode converted) shapes that are collided.
+        names: ``'<link>/<i>'`` for each proximity geometry.
+        link_collision_enabled: ``(L,)`` the scene graph's per-link collision flag (SG-13):
+            geometries of a disabled link take part in no query.
+        link_has_geometry: ``(L,)`` whether the link has at least one proximity geometry.
+        skipped: Names of collision elements left out (unresolved mesh URIs).
+        registration: The registry built at construction (``'robot'`` source).
+    """
+
+    def __init__(self, model: RobotModel, *, padding: float | Mapping[str, float] = 0.0,
+                 scale: float | Mapping[str, float] = 1.0,
+                 mesh_mode: MeshMode | Mapping[str, MeshMode] = 'exact') -> None:
+        """Build the geometry of ``model``.
+
+        Args:
+            model: The robot model.
+            padding: Padding [m] of every link, or ``{link: padding}`` (unlisted links: 0).
+            scale: Scale of every link, or ``{link: scale}`` (unlisted links: 1).
+            mesh_mode: ``'exact'`` (triangle meshes) or ``'convex'`` (convex hulls) for every
+                link, or ``{link: mode}`` (unlisted links: ``'exact'``).
+
+        Raises:
+            InvalidArgumentError: Invalid padding, scale or mesh mode.
+            UnknownNameError: A mapping names a link the model does not have.
+            RobotDescriptionError: A mesh to be padded or scaled cannot be read.
+        """
+        if not isinstance(model, RobotModel):
+            raise InvalidArgumentError(f'RobotGeometry: model must be a RobotModel, got '
+                                       f'{type(model).__name__}')
+        self.model = model
+        n_links = model.link_count
+        self._padding = self._per_link(padding, 0.0, 'padding', positive=False)
+        self._scale = self._per_link(scale, 1.0, 'scale', positive=True)
+        self._mesh_mode = self._per_link_mode(mesh_mode)
+        graph = model.to_scene_graph()
+        self.link_collision_enabled: BoolArray = _ro_bool(
+            [graph.get_link_collision_enabled(n) for n in model.link_names])
+
+        links: list[int] = []
+        poses: list[FloatArray] = []
+        shapes: list[Shape] = []
+        names: list[str] = []
+        skipped: list[str] = []
+        for li, link in enumerate(model.links):
+            pad, sc, mode = self._padding[li], self._scale[li], self._mesh_mode[li]
+            for i, element in enumerate(link.collisions):
+                name = f'{link.name}/{i}'
+                shape = element.geometry
+                if isinstance(shape, Mesh | Convex) and shape.path is None:
+                    _LOG.warning(f'RobotGeometry: collision mesh {shape.uri!r} of {name!r} is '
+                                 'not resolved to a file; the element is skipped')
+                    skipped.append(name)
+                    continue
+                if mode == 'convex' and isinstance(shape, Mesh):
+                    shape = Convex(shape.uri, shape.scale, shape.path)
+                new_shape, X_GGp = padded_shape(shape, pad, sc)
+                links.append(li)
+                poses.append(element.origin @ X_GGp)
+                shapes.append(new_shape)
+                names.append(name)
+        self.geometry_link: IntArray = _ro_int(links)
+        self.X_LG: FloatArray = _ro_float(np.stack(poses) if poses else np.zeros((0, 4, 4)))
+        self.shapes: tuple[Shape, ...] = tuple(shapes)
+        self.names: tuple[str, ...] = tuple(names)
+        self.skipped: tuple[str, ...] = tuple(skipped)
+        has = np.zeros(n_links, dtype=bool)
+        has[self.geometry_link] = True
+        self.link_has_geometry: BoolArray = _ro_bool(has)
+        self.registration = self.register(SceneGraph())
+
+    # ------------------------------------------------------------------ per-link options
+
+    def _per_link(self, value: float | Mapping[str, float], default: float, what: str, *,
+                  positive: bool) -> tuple[float, ...]:
+        names = self.model.link_names
+        if isinstance(value, Mapping):
+            out = [default] * len(names)
+            for link, v in value.items():
+                out[self.model.link_index(link)] = _check_factor(v, f'{what} of {link!r}',
+                                                                 positive=positive)
+            return tuple(out)
+        return (_check_factor(value, what, positive=positive),) * len(names)
+
+    def _per_link_mode(self, value: MeshMode | Mapping[str, MeshMode]) -> tuple[MeshMode, ...]:
+        def check(mode: object, what: str) -> MeshMode:
+            for m in MESH_MODES:
+                if mode == m:
+                    return m
+            raise InvalidArgumentError(f'RobotGeometry: {what} must be one of {MESH_MODES}, '
+                                       f'got {mode!r}')
+
+        names = self.model.link_names
+        if isinstance(value, Mapping):
+            out: list[MeshMode] = ['exact'] * len(names)
+            for link, mode in value.items():
+                out[self.model.link_index(link)] = check(mode, f'mesh_mode of {link!r}')
+            return tuple(out)
+        return (check(value, 'mesh_mode'),) * len(names)
+
+    def padding_of(self, link: str) -> float:
+        """The padding [m] of ``link``. Raises :class:`UnknownNameError`."""
+        return self._padding[self.model.link_index(link)]
+
+    def scale_of(self, link: str) -> float:
+        """The scale of ``link``. Raises :class:`UnknownNameError`."""
+        return self._scale[self.model.link_index(link)]
+
+    def mesh_mode_of(self, link: str) -> MeshMode:
+        """The mesh mode of ``link``. Raises :class:`UnknownNameError`."""
+        return self._mesh_mode[self.model.link_index(link)]
+
+    # ------------------------------------------------------------------ registry
+
+    def register(self, scene_graph: SceneGraph,
+                 source_name: str = 'robot') -> RobotGeometryRegistration:
+        """Register the robot in a registry: one source, one frame per link, its geometries.
+
+        Args:
+            scene_graph: The registry (it must not have a source named ``source_name``).
+            source_name: Name of the robot source.
+
+        Returns:
+            The ids that were registered.
+
+        Raises:
+            GeometryRegistrationError: ``source_name`` is taken.
+        """
+        source = scene_graph.register_source(source_name)
+        frame_ids = tuple(scene_graph.register_frame(source, GeometryFrame(name))
+                          for name in self.model.link_names)
+        proximity = []
+        for li, X_LG, shape, name in zip(self.geometry_link.tolist(), self.X_LG, self.shapes,
+                                         self.names, strict=True):
+            props = ProximityProperties()
+            props.add_property(PADDING_GROUP, 'padding', self._padding[li])
+            props.add_property(PADDING_GROUP, 'scale', self._scale[li])
+            proximity.append(scene_graph.register_geometry(
+                source, frame_ids[li], GeometryInstance(X_LG, shape, name, (props,))))
+        illustration = []
+        for li, link in enumerate(self.model.links):
+            for i, visual in enumerate(link.visuals):
+                color = visual.material.color if visual.material is not None else None
+                rgba = DEFAULT_DIFFUSE if color is None else tuple(
+                    min(1.0, max(0.0, float(c))) if math.isfinite(c) else 1.0 for c in color)
+                illustration.append(scene_graph.register_geometry(
+                    source, frame_ids[li], GeometryInstance(
+                        visual.origin, visual.geometry, f'{link.name}/visual/{i}',
+                        (make_phong_illustration_properties(rgba),))))
+        return RobotGeometryRegistration(scene_graph, source, frame_ids, tuple(proximity),
+                                         tuple(illustration))
+
+    @property
+    def scene_graph(self) -> SceneGraph:
+        """The registry built at construction (holds only the ``'robot'`` source)."""
+        return self.registration.scene_graph
+
+    # ------------------------------------------------------------------ queries
+
+    def __len__(self) -> int:
+        """Number of proximity geometries ``G``."""
+        return len(self.shapes)
+
+    def geometry_indices(self, link: str) -> IntArray:
+        """Indices of ``link``'s proximity geometries. Raises :class:`UnknownNameError`."""
+        out: IntArray = np.flatnonzero(self.geometry_link == self.model.link_index(link))
+        return out
+
+    def link_name(self, index: int) -> str:
+        """The link name of proximity geometry ``index``."""
+        return self.model.link_names[int(self.geometry_link[index])]
+
+    def load_meshes(self) -> None:
+        """Read every collision mesh (or its convex hull) now, so that no query fails on it later.
+
+        Collision queries read meshes lazily; a service that answers queries reads them when it
+        accepts a description instead. Meshes are cached per file and scale, so the collision
+        backend reuses what is read here. Unresolved URIs were skipped at construction.
+
+        Raises:
+            RobotDescriptionError: A mesh file is missing, unreadable, not a mesh or holds no
+                triangles; the message names the collision element (``'<link>/<i>'``) and URI.
+        """
+        for name, shape in zip(self.names, self.shapes, strict=True):
+            if not isinstance(shape, Mesh | Convex):
+                continue
+            try:
+                meshes.read_shape_mesh(shape)
+            except RobotStateCoreError as err:
+                raise RobotDescriptionError(f'collision mesh {shape.uri!r} of {name!r} is not '
+                                            f'usable: {err}') from err
+
+    def world_poses(self, X_WL: ArrayLike, out: FloatArray | None = None) -> FloatArray:
+        """``X_WG = X_WL[geometry_link] @ X_LG``: every proximity geometry, one batched product.
+
+        Args:
+            X_WL: ``(L, 4, 4)`` link poses in the model frame (``state.get_link_poses()``).
+            out: Optional ``(G, 4, 4)`` output buffer.
+
+        Returns:
+            ``(G, 4, 4)`` geometry poses, in :attr:`names` order.
+
+        Raises:
+            InvalidArgumentError: ``X_WL`` is not ``(L, 4, 4)``.
+        """
+        X = np.asarray(X_WL, dtype=np.float64)
+        if X.shape != (self.model.link_count, 4, 4):
+            raise InvalidArgumentError(f'RobotGeometry.world_poses: X_WL must have shape '
+                                       f'({self.model.link_count}, 4, 4), got {X.shape}')
+        return np.matmul(X[self.geometry_link], self.X_LG, out=out)
+
+    def __repr__(self) -> str:
+        return (f'RobotGeometry({self.model.name!r}: {len(self.shapes)} proximity geometries '
+                f'on {int(self.link_has_geometry.sum())} links)')
+
