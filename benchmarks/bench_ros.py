@@ -1,4 +1,4 @@
-"""ROS-layer benchmarks: joint_states → /tf latency at 1 kHz, compute_ik / compute_fk round trips.
+"""ROS-layer benchmarks: /tf latency at 1 kHz, service round trips, node start-up.
 
 Everything runs over real DDS between separate processes, on loopback only
 (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, the fast-discovery FastDDS profile,
@@ -19,9 +19,12 @@ The benchmark process itself never imports rclpy; it starts child processes:
     thread, and records every /tf arrival (raw subscription; the stamp is read from the CDR
     bytes, so the recorder does not deserialize);
   - ``--empty-server``: GetPositionIK / GetPositionFK / Trigger servers that return immediately;
-  - ``--client``: times service round trips, interleaved over the services.
+  - ``--client``: times service round trips, interleaved over the services;
+  - ``--tf-static-listener``: waits for the first /tf_static message (transient local) and prints
+    its arrival time (the start-up part).
 
-Run through ``benchmarks/run.py`` (``--module ros``, ``--only tf|services``, ``--quick``).
+Run through ``benchmarks/run.py`` (``--module ros``, ``--only tf|services|node_start``,
+``--quick``).
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ import numpy as np
 
 NAME = 'ros'
 TITLE = 'robot_state_core ROS-layer benchmarks'
-PARTS = ('tf', 'services')
+PARTS = ('tf', 'services', 'node_start')
 METHOD = ('Method: real DDS between separate processes on loopback only '
           '(`ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`, `rmw_fastrtps_cpp`, the fast-discovery '
           'FastDDS profile, a private `ROS_DOMAIN_ID` from ros-domain-coordinator); every wait '
@@ -76,7 +79,7 @@ VENV = REPO_ROOT / '.venv'
 PYTHON = str(VENV / 'bin' / 'python') if (VENV / 'bin' / 'python').exists() else sys.executable
 FASTDDS_PROFILE = REPO_ROOT / 'config' / 'fastdds_fast_discovery.xml'
 SHM_DIR = Path('/dev/shm')
-ROLES = ('--relay', '--driver', '--empty-server', '--client')
+ROLES = ('--relay', '--driver', '--empty-server', '--client', '--tf-static-listener')
 
 #: (key, label) of the /tf latency robots; ``default`` is the embedded robot (with its SRDF).
 TF_ROBOTS = (
@@ -98,6 +101,14 @@ SERVICE_WARMUP_CALLS = 5
 IK_GROUP = 'arm'
 IK_TIP = 'tool0'
 IK_STATE = 'ready'
+#: Seed of the distinct compute_ik targets (FK of random ``arm`` states at ``tool0``).
+IK_TARGET_SEED = 20261201
+#: compute_ik target: ours p50 ≤ empty p50 + in-process solve p50 + this [ms] (issue 12).
+IK_OVERHEAD_MS = 0.3
+#: Start-up trials (cold = empty kernel cache, warm = the cache the cold trial filled), by quick.
+STARTUP_TRIALS = {False: (2, 5), True: (1, 2)}
+#: Target: warm start of a node to its first /tf_static (issue 12) [s].
+STARTUP_WARM_TARGET_S = 1.0
 #: Seconds to wait for discovery/matching, a child's ready line, a node's model load.
 MATCH_TIMEOUT = 60.0
 STOP_TIMEOUT = 10.0
@@ -717,9 +728,13 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
     state = default_robot_state()
     state.set_to_default_values(IK_GROUP, IK_STATE)
     model = state.robot_model
+    targets, solve_s = ik_targets(SERVICE_WARMUP_CALLS + calls)
+    solve_p50 = float(np.median(solve_s[SERVICE_WARMUP_CALLS:]))
+    progress.step(f'services    {len(targets)} distinct compute_ik targets; in-process solve_ik '
+                  f'of the same requests: p50 {fmt_ms(solve_p50)} ms')
     config.write_text(json.dumps({
         'pose': pose, 'group': IK_GROUP, 'tip': IK_TIP, 'calls': calls,
-        'warmup': SERVICE_WARMUP_CALLS, 'match_timeout': MATCH_TIMEOUT,
+        'warmup': SERVICE_WARMUP_CALLS, 'match_timeout': MATCH_TIMEOUT, 'ik_targets': targets,
         'fk_state': {'names': list(model.variable_names),
                      'positions': [float(v) for v in state.positions]}}), encoding='utf-8')
     table = Table(['service', 'server', 'p50 ms', 'p99 ms', 'max ms', 'mean ms', 'ok / calls',
@@ -733,11 +748,14 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
         '(SingleThreadedExecutor, `call_async` + `spin_until_future_complete`, timed with '
         '`perf_counter`) waits for every service (`wait_for_service`), makes '
         f'{SERVICE_WARMUP_CALLS} warm-up calls each, then {calls} rounds; each round calls '
-        'every service once, in a rotating order. compute_ik: group `arm`, target = FK of '
-        f'`{IK_STATE}` at `{IK_TIP}` (from `robot-state-core fk --state {IK_STATE} --links '
-        f"{IK_TIP}`), seed = the server's current (default) state, timeout 0 (the group "
-        f'default, {model.group(IK_GROUP).default_ik_timeout * 1e3:g} ms: the CLI loads no '
-        'kinematics.yaml), no collision checking; compute_fk: link `tool0` with '
+        'every service once, in a rotating order. compute_ik: group `arm`, a **different target '
+        f'every call** (FK at `{IK_TIP}` of {len(targets)} random `arm` states, seed '
+        f"{IK_TARGET_SEED}; the same target for ours and empty in a round), seed = the server's "
+        'current (default) state, timeout 0 (the group default, '
+        f'{model.group(IK_GROUP).default_ik_timeout * 1e3:g} ms: the CLI loads no '
+        'kinematics.yaml), no collision checking; **solve** = `solve_ik` of the same requests '
+        'in the benchmark process (same model, seed state and timeout: the solver alone); '
+        'compute_fk: link `tool0` with '
         f'`robot_state` = every variable of the `{IK_STATE}` state. Failed solves count in the '
         'timings.',
         [table])
@@ -774,6 +792,22 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
                   + (f' ({d["timeouts"]} timed out)' if d.get('timeouts') else ''), ratio)
         progress.step(f'services    {name:<18} p50 {fmt_ms(p50)} ms, p99 {fmt_ms(p99)} ms, '
                       f'max {fmt_ms(mx)} ms, ok {d["ok"]}/{len(d["rtt_s"])}')
+    ik_ours, ik_empty = summary.get('ours compute_ik'), summary.get('empty compute_ik')
+    if ik_ours and ik_empty:
+        table.add('`solve_ik` (in process)', 'solve', fmt_ms(solve_p50),
+                  fmt_ms(float(np.percentile(solve_s[SERVICE_WARMUP_CALLS:], 99))),
+                  fmt_ms(float(np.max(solve_s[SERVICE_WARMUP_CALLS:]))),
+                  fmt_ms(float(np.mean(solve_s[SERVICE_WARMUP_CALLS:]))),
+                  f'{len(solve_s) - SERVICE_WARMUP_CALLS} requests', '')
+        budget = ik_empty[0] + solve_p50 + IK_OVERHEAD_MS * 1e-3
+        section.targets.append(Target(
+            'compute_ik round trip',
+            f'default robot, distinct targets: ours p50 ≤ empty p50 + solve p50 + '
+            f'{IK_OVERHEAD_MS:g} ms',
+            f'{fmt_ms(ik_ours[0])} ms vs {fmt_ms(ik_empty[0])} + {fmt_ms(solve_p50)} + '
+            f'{IK_OVERHEAD_MS:g} = {fmt_ms(budget)} ms (overhead '
+            f'{fmt_ms(ik_ours[0] - ik_empty[0] - solve_p50)} ms)',
+            ik_ours[0] <= budget))
     if server_ms:
         section.notes.append(
             'Server-side time per call reported by our node (its status line: mean over every '
@@ -789,7 +823,8 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
     if 'ik_solution' in check:
         state.set_variable_positions({k: v for k, v in check['ik_solution'].items()
                                       if model.has_variable(k)})
-        dp, dr = pose_error(state.get_global_link_transform(IK_TIP), pose)
+        dp, dr = pose_error(state.get_global_link_transform(IK_TIP),
+                            targets[int(check['ik_solution_target'])])
         checks.append(f'the first compute_ik solution puts `{IK_TIP}` {dp:.1e} m / {dr:.1e} rad '
                       'from the target (core FK)')
     for name in ('ours compute_ik', 'ours compute_fk'):
@@ -801,6 +836,136 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
                          '(no concurrency); the round order rotates so that no service always '
                          'follows the same one.')
     return section
+
+
+def ik_targets(count: int) -> tuple[list[dict[str, Any]], np.ndarray]:
+    """``count`` distinct reachable targets and the in-process solve time of each [s].
+
+    Targets are FK at ``IK_TIP`` of random ``IK_GROUP`` states (seeded); each is then solved
+    with ``solve_ik`` exactly as the server solves a request without collision checking (the
+    default state as seed, the group's default timeout), timed with ``perf_counter``.
+    """
+    from robot_state_core.ik.solver import solve_ik
+    from robot_state_core.ik.types import IKRequest
+    from robot_state_core.spatial.transforms import quat_xyzw_from_rotation
+
+    state = default_robot_state()
+    model = state.robot_model
+    rng = np.random.default_rng(IK_TARGET_SEED)
+    seed = np.array(state.positions)
+    frame = model.model_frame
+    targets: list[dict[str, Any]] = []
+    times = np.empty(count)
+    for i in range(count):
+        state.set_to_random_positions(IK_GROUP, rng)
+        X = state.get_global_link_transform(IK_TIP)
+        targets.append({'frame': frame, 'position': X[:3, 3].tolist(),
+                        'orientation_xyzw': quat_xyzw_from_rotation(X[:3, :3]).tolist()})
+        request = IKRequest(group=IK_GROUP, targets=(X,), tip_links=(IK_TIP,), seed=seed,
+                            timeout=None)
+        t0 = time.perf_counter()
+        solve_ik(model, request)
+        times[i] = time.perf_counter() - t0
+        state.set_variable_positions(seed)
+    return targets, times
+
+
+_RSP_SNIPPET = ('import sys; from robot_state_core.ros.main import state_publisher_main; '
+                'sys.exit(state_publisher_main(sys.argv))')
+
+
+def bench_startup(env: dict[str, str], tmp: Path, settings: Settings, progress: Progress,
+                  registry: list[Child]) -> Section:
+    """Process start to the first /tf_static at a listener, cold and warm kernel cache."""
+    from robot_state_core.io.default_robot import default_robot_urdf_path
+
+    cold_n, warm_n = STARTUP_TRIALS[settings.quick]
+    commands = (
+        ('robot_state_publisher (default URDF as file argument)',
+         ['-c', _RSP_SNIPPET, str(default_robot_urdf_path())]),
+        ('`robot-state-core run` (publisher + services + markers)',
+         ['-m', 'robot_state_core', 'run', '--duration', str(NODE_SAFETY_DURATION)]),
+    )
+    table = Table(['command', 'cache', 'trials', 'median s', 'min s', 'max s'],
+                  title='Process start → first /tf_static received')
+    section = Section(
+        'Node start-up: process start to the first /tf_static',
+        "A listener process (rclpy, /tf_static with tf2's static QoS: reliable, transient "
+        'local, depth 1) is started and ready first; then the node is spawned and the time from '
+        "`Popen` (wall clock, `time.time_ns()`) to the listener's reception of the first "
+        '/tf_static message is measured: interpreter start, imports, model load, kernel '
+        'compilation or cache load, ROS init, discovery and delivery. **cold** = a fresh, '
+        'empty user cache directory (`XDG_CACHE_HOME`, and `NUMBA_CACHE_DIR` unset), so compiled '
+        'kernels are built; **warm** = the same directory after the cold trial filled it. '
+        'Python bytecode (`__pycache__`) is warm in both. The default robot in every trial.',
+        [table])
+    results: dict[tuple[str, str], list[float]] = {}
+    for label, args in commands:
+        for trial in range(cold_n):
+            cache = tmp / f'startup_cache_{len(results)}_{trial}'
+            cache.mkdir()
+            for kind, n in (('cold', 1), ('warm', warm_n if trial == 0 else 0)):
+                for _ in range(n):
+                    run_env = {k: v for k, v in env.items() if k != 'NUMBA_CACHE_DIR'}
+                    run_env['XDG_CACHE_HOME'] = str(cache)
+                    dt = _startup_trial(label, args, run_env, env, registry)
+                    results.setdefault((label, kind), []).append(dt)
+                    progress.step(f'startup     {label.split()[0]} {kind}: {dt:.2f} s')
+    for (label, kind), values in results.items():
+        a = np.asarray(values)
+        table.add(label, kind, str(len(a)), f'{np.median(a):.2f}', f'{a.min():.2f}',
+                  f'{a.max():.2f}')
+    for label, _ in commands:
+        warm = results.get((label, 'warm'))
+        cold = results.get((label, 'cold'))
+        if warm:
+            med = float(np.median(warm))
+            section.targets.append(Target(
+                'node start-up', f'{label}: warm start to first /tf_static ≤ '
+                f'{STARTUP_WARM_TARGET_S:g} s',
+                f'{med:.2f} s warm (median of {len(warm)}); cold {np.median(cold):.2f} s'
+                if cold else f'{med:.2f} s', med <= STARTUP_WARM_TARGET_S))
+    return section
+
+
+def _startup_trial(label: str, args: Sequence[str], node_env: dict[str, str],
+                   env: dict[str, str], registry: list[Child]) -> float:
+    """One start-up: listener ready, spawn the node, seconds until the first /tf_static."""
+    with child('tf_static listener', [str(THIS_FILE), '--tf-static-listener'], env,
+               registry) as listener:
+        listener.wait_for_line('listener ready', MATCH_TIMEOUT)
+        t0 = time.time_ns()
+        with child(f'{label} (startup)', list(args), node_env, registry):
+            line = listener.wait_for_line('tf_static ', MATCH_TIMEOUT)
+    return (int(line.split()[1]) - t0) * 1e-9
+
+
+def tf_static_listener_main() -> int:
+    """Print ``listener ready``, then the arrival time [ns] of the first /tf_static message."""
+    import rclpy
+    from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+    from tf2_msgs.msg import TFMessage
+
+    rclpy.init()
+    node = rclpy.create_node('bench_ros_tf_static_listener')
+    arrived: list[int] = []
+    qos = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
+                     reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    node.create_subscription(TFMessage, '/tf_static',
+                             lambda msg: arrived.append(time.time_ns()) if msg.transforms
+                             else None, qos)
+    print('listener ready', flush=True)
+    try:
+        deadline = time.monotonic() + MATCH_TIMEOUT
+        while not arrived and time.monotonic() < deadline:
+            rclpy.spin_once(node, timeout_sec=0.01)
+        if arrived:
+            print(f'tf_static {arrived[0]}', flush=True)
+        return 0 if arrived else 1
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
 
 
 # ---------------------------------------------------------------------------- entry
@@ -851,6 +1016,8 @@ def run(settings: Settings, progress: Progress, parts: Sequence[str] = PARTS) ->
         try:
             if 'tf' in parts:
                 sections.append(bench_tf(env, tmp, settings, progress, registry))
+            if 'node_start' in parts:
+                sections.append(bench_startup(env, tmp, settings, progress, registry))
             if 'services' in parts:
                 try:
                     sections.append(bench_services(env, tmp, settings, progress, registry))
@@ -1164,8 +1331,18 @@ def client_main(config_path: Path, output_path: Path) -> int:
                 raise RuntimeError(f'service {srv_name} not available')
             services[name] = (cli, request, check)
 
-        def call(name: str, timeout: float = 10.0) -> tuple[float, Any]:
+        targets = cfg['ik_targets']
+
+        def set_target(index: int) -> None:  # a new pose every call: no cache stays warm
+            target = targets[index]
+            ps.header.frame_id = target['frame']
+            ps.pose.position.x, ps.pose.position.y, ps.pose.position.z = target['position']
+            o.x, o.y, o.z, o.w = target['orientation_xyzw']
+
+        def call(name: str, timeout: float = 10.0, target: int = 0) -> tuple[float, Any]:
             cli, request, _ = services[name]
+            if request is ik:
+                set_target(target)
             t0 = time.perf_counter()
             future = cli.call_async(request)
             executor.spin_until_future_complete(future, timeout_sec=timeout)
@@ -1179,15 +1356,15 @@ def client_main(config_path: Path, output_path: Path) -> int:
         fk.robot_state.joint_state.position = [float(v) for v in cfg['fk_state']['positions']]
         warmup = int(cfg['warmup'])
         for name in services:
-            for _ in range(warmup):
-                call(name, 30.0)
+            for w in range(warmup):
+                call(name, 30.0, w)
         names = list(services)
         results = {n: {'rtt_s': [], 'ok': 0, 'timeouts': 0} for n in names}
         check_out: dict[str, Any] = {}
         for r in range(int(cfg['calls'])):
             k = r % len(names)
             for name in names[k:] + names[:k]:
-                dt, response = call(name)
+                dt, response = call(name, target=warmup + r)
                 results[name]['rtt_s'].append(dt)
                 if response is None:
                     results[name]['timeouts'] += 1
@@ -1197,6 +1374,7 @@ def client_main(config_path: Path, output_path: Path) -> int:
                         js = response.solution.joint_state
                         check_out['ik_solution'] = dict(zip(js.name, map(float, js.position),
                                                             strict=False))
+                        check_out['ik_solution_target'] = warmup + r
                     elif (name == 'ours compute_fk' and 'fk_pose' not in check_out
                           and response.pose_stamped):
                         q = response.pose_stamped[0].pose
@@ -1240,6 +1418,8 @@ def role_main(argv: Sequence[str]) -> int:
         return relay_main(ns.frames, ns.count, ns.executor)
     if ns.empty_server:
         return empty_server_main()
+    if ns.tf_static_listener:
+        return tf_static_listener_main()
     if ns.config is None or ns.output is None:
         parser.error('--driver and --client need --config and --output')
     return driver_main(ns.config, ns.output) if ns.driver else client_main(ns.config, ns.output)

@@ -36,8 +36,13 @@ RESULTS = HERE / 'results'
 
 
 def discover() -> list[ModuleType]:
-    """Every ``bench_*.py`` module next to this file, imported, in name order."""
-    return [importlib.import_module(p.stem) for p in sorted(HERE.glob('bench_*.py'))]
+    """Every ``bench_*.py`` module next to this file that defines ``PARTS``, in name order.
+
+    Standalone scripts (``bench_node_hostile.py``: run on its own, prints one table) are left
+    out.
+    """
+    modules = [importlib.import_module(p.stem) for p in sorted(HERE.glob('bench_*.py'))]
+    return [m for m in modules if hasattr(m, 'PARTS')]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
