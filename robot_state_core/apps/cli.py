@@ -32,7 +32,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 
@@ -51,9 +51,9 @@ from robot_state_core.spatial.transforms import (
     rotation_from_quat_xyzw,
 )
 from robot_state_core.state.robot_state import RobotState
-from robot_state_core.viewer.app import RobotViewer
-from robot_state_core.viewer.browser import HeadlessBrowser
-from robot_state_core.viewer.snapshot import page_screenshot
+
+if TYPE_CHECKING:  # annotations only; imported where used (viser costs ~0.4 s at start-up)
+    from robot_state_core.viewer.app import RobotViewer
 
 
 def _cmd_run(ns: argparse.Namespace) -> int:
@@ -231,6 +231,8 @@ def _viewer_for(ns: argparse.Namespace, **kwargs: Any) -> RobotViewer:
     for box in boxes:
         if len(box) != 6 or any(v <= 0 for v in box[3:]):
             raise InvalidArgumentError(f'--box takes x y z sx sy sz (sizes > 0), got {box}')
+    from robot_state_core.viewer.app import RobotViewer  # view/snapshot only (start-up time)
+
     viewer = RobotViewer(model, **kwargs)
     try:
         viewer.set_positions(dict(zip(model.variable_names, state.positions.tolist(),
@@ -284,6 +286,9 @@ def _cmd_snapshot(ns: argparse.Namespace) -> int:
         print(f'robot-state-core snapshot: --size takes WxH (e.g. 800x600), got {ns.size!r}',
               file=sys.stderr)
         return 2
+    from robot_state_core.viewer.browser import HeadlessBrowser  # snapshot only (start-up time)
+    from robot_state_core.viewer.snapshot import page_screenshot
+
     viewer = _viewer_for(ns, port=0, controls=False)
     try:
         with HeadlessBrowser(width, height) as browser:
