@@ -115,7 +115,7 @@ STOP_TIMEOUT = 10.0
 #: Safety ``--duration`` of our node; it is interrupted (SIGINT) long before.
 NODE_SAFETY_DURATION = 600.0
 
-TARGET_TF_RATIO = 1.5  # ours p50 / relay p50
+TARGET_TF_RATIO = 1.2  # ours p50 / relay p50 (issue 12)
 #: Backlog criterion: the median of the last 10 % of samples exceeds twice the first 10 %'s
 #: median plus this slack [ms] (a queue that keeps growing shows up as a rising trend).
 BACKLOG_SLACK_MS = 0.5
