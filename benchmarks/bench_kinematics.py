@@ -915,14 +915,29 @@ def bench_memory(settings: Settings, progress: Progress) -> Section:
                       'plan cache already built)')
     plan_table = Table(['model', 'held after first `plan(model)`'],
                        title='Kinematics plan cache (built once per model, shared by all calls)')
+    data_table = Table(['model', 'sys.getsizeof(data)', 'deep size after one update'],
+                       title="KinematicsData (Pinocchio's Data: per-evaluation buffers; "
+                       '`update_forward_kinematics(model, data, q)`; the model not counted)')
+    ik_table = Table(['chain', 'first solve_ik on a fresh model ms', 'next solve ms (new target)',
+                      'first / next'],
+                     title='IK first-call cost: per-group kernel and seed tables built on the '
+                     'first request (one fresh model per chain, 50 ms timeout, random '
+                     'reachable targets)')
     section = Section(
         'Memory',
         'tracemalloc counts every Python and numpy allocation (numpy reports its data buffers '
         'to tracemalloc). "held" = traced memory still allocated when the call returns '
         '(the result), "peak" = highest traced memory during the call above the level before '
         'it (result + intermediates).',
-        [state_table, fk_table, plan_table])
+        [state_table, data_table, fk_table, plan_table, ik_table])
     robots = {key: load_robot(key, label) for key, label in FK_ROBOTS}
+    for robot in robots.values():
+        model = robot.model
+        data = kin.KinematicsData(model)
+        kin.update_forward_kinematics(model, data, random_q(model, rng))
+        data_table.add(robot.label, fmt_bytes(sys.getsizeof(data)),
+                       fmt_bytes(deep_sizeof(data, _reachable_ids(model))))
+    _ik_first_call(ik_table, rng, progress)
     for key, robot in robots.items():
         fresh = load_robot(key, robot.label).model
         _, held, _ = _traced(lambda fresh=fresh: kin.plan(fresh))
@@ -996,6 +1011,28 @@ def bench_memory(settings: Settings, progress: Progress) -> Section:
             del Q
             gc.collect()
     return section
+
+
+def _ik_first_call(table: Table, rng: np.random.Generator, progress: Progress) -> None:
+    """Time the first and the second ``solve_ik`` of each IK chain on a fresh model."""
+    from robot_state_core.ik.solver import solve_ik
+    from robot_state_core.ik.types import IKRequest
+
+    with tempfile.TemporaryDirectory(prefix='bench_ik_first_') as tmpdir:
+        for key, label, base, tip in IK_CHAINS:
+            case = IKCase(key, label, base, tip, Path(tmpdir))  # a fresh model: cold caches
+            model = case.robot.model
+            times = []
+            for _ in range(2):
+                q = random_q(model, rng)
+                X = kin.forward_kinematics(model, q)[case.tip_index]
+                t0 = time.perf_counter()
+                solve_ik(model, IKRequest(group=IK_GROUP, targets=(X,), tip_links=(tip,),
+                                          seed=random_q(model, rng), timeout=0.05))
+                times.append(time.perf_counter() - t0)
+            table.add(label, fmt_ms(times[0]), fmt_ms(times[1]), fmt_ratio(times[0] / times[1]))
+            progress.step(f'memory      IK first call {key:<6} {fmt_ms(times[0])} ms, next '
+                          f'{fmt_ms(times[1])} ms')
 
 
 def _fk_call(state: Any, model: RobotModel) -> str:
