@@ -4,6 +4,27 @@ Programmer errors and malformed input raise these typed exceptions; expected out
 request without a solution, a state in collision) are result values, never exceptions
 (design study B7). Every exception derives from :class:`RobotStateCoreError`, so callers that
 must never crash (ROS callbacks) can catch one type.
+
+Exception chaining (one rule for every ``raise`` inside an ``except`` handler; checked over the
+package by ``test/test_exception_chaining.py``):
+
+1. **Translate with** ``from err``. A caught exception (``OSError``, a trimesh, lxml or xacro
+   error, numpy's ``ValueError``, one of ours from a lower layer) becomes one of the typed errors
+   below, and ``raise TypedError(...) from err`` keeps it as ``__cause__`` for debugging. The
+   message still names the element on its own; the cause is never the only place a reason is.
+2. ``from None`` **only for a failed probe**: a lookup, comparison or conversion whose failure
+   the new error says completely (a dict lookup's ``KeyError`` turned into
+   :class:`UnknownNameError`, ``float(text)``'s ``ValueError`` into a ``UrdfLoadError`` naming
+   the attribute and the text). Such a handler catches only ``KeyError``, ``IndexError``,
+   ``LookupError``, ``TypeError`` or ``ValueError`` and binds no name: if the handler needs to
+   read the exception, the exception carries information, and rule 1 applies.
+3. **Never implicit.** Every new exception raised in a handler says its cause (rule 1 or 2); the
+   implicit "during handling of the above exception, another exception occurred" reads as a bug
+   in the handler.
+4. **Re-raise unchanged with a bare** ``raise`` (clean-up-and-re-raise, or a filter that lets
+   some exceptions through); ``raise err`` of the caught exception is written ``raise``.
+5. Inside a handler we raise our typed errors (a :class:`RobotStateCoreError` subclass), never a
+   builtin exception class.
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ def parse_xml(document: str | bytes, *, source: str = '<string>') -> etree._Elem
     try:
         root = etree.fromstring(data, parser=_parser())
     except etree.XMLSyntaxError as exc:
-        raise RobotDescriptionError(f'{source}: not well-formed XML: {exc}') from None
+        raise RobotDescriptionError(f'{source}: not well-formed XML: {exc}') from exc
     if root is None:
         raise RobotDescriptionError(f'{source}: the document has no root element')
     if root.getroottree().docinfo.internalDTD is not None:  # defence in depth
@@ -100,6 +100,6 @@ def _to_utf8(data: bytes, source: str) -> bytes:
                 text = data.decode(encoding)
             except UnicodeDecodeError as exc:
                 raise RobotDescriptionError(f'{source}: cannot decode as {encoding}: {exc}'
-                                            ) from None
+                                            ) from exc
             return _XML_DECLARATION.sub('', text.lstrip('\ufeff'), count=1).encode('utf-8')
     return data

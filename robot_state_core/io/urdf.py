@@ -156,10 +156,10 @@ def _run_urdf_parser(root: Any, source: str, messages: list[str]) -> Any:
         except ParseError as exc:
             element = str(exc.path)
             raise UrdfLoadError(f'{source}: {exc.e}', element=element,
-                                line=_line_of(root, element), problems=messages) from None
+                                line=_line_of(root, element), problems=messages) from exc
         except Exception as exc:  # urdf_parser_py raises bare Exception/AssertionError too
             raise UrdfLoadError(f'{source}: invalid URDF: {exc or type(exc).__name__}',
-                                problems=messages) from None
+                                problems=messages) from exc
 
 
 def _parser_message(text: str) -> LoadMessage:
@@ -317,7 +317,7 @@ def _checked_shape(factory: Callable[..., _S], args: Sequence[Any], source: str,
     try:
         return factory(*args)
     except InvalidArgumentError as err:
-        raise _error(source, str(err), element, line) from None
+        raise _error(source, str(err), element, line) from err
 
 
 def _shape(geometry: Any, capsule: Capsule | None, where: str, source: str,
@@ -696,7 +696,7 @@ def load_urdf_file(path: str | Path, *, xacro_args: Mapping[str, str] | None = N
     try:
         data = p.read_bytes()
     except OSError as exc:
-        raise RobotDescriptionError(f'cannot read URDF {str(p)!r}: {exc.strerror}') from None
+        raise RobotDescriptionError(f'cannot read URDF {str(p)!r}: {exc.strerror}') from exc
     return load_urdf_string(data, source=str(p), **kwargs)
 
 
@@ -711,7 +711,7 @@ def read_urdf_file(path: str | Path) -> tuple[Any, list[str]]:
     try:
         data = p.read_bytes()
     except OSError as exc:
-        raise RobotDescriptionError(f'cannot read URDF {str(p)!r}: {exc.strerror}') from None
+        raise RobotDescriptionError(f'cannot read URDF {str(p)!r}: {exc.strerror}') from exc
     return parse_urdf(data, source=str(p))
 
 

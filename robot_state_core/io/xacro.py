@@ -199,7 +199,7 @@ def expand_xacro_file(path: str | Path, *, mappings: Mapping[str, str] | None = 
                 text = str(cause)
             if isinstance(exc, xml.parsers.expat.ExpatError):
                 text = f'XML parsing error: {text}'
-            raise XacroError(' '.join(text.split()), file=file, line=line) from None
+            raise XacroError(' '.join(text.split()), file=file, line=line) from exc
         finally:
             xacro.init_stacks(None)
     return XacroResult(urdf_xml, source, _warnings(stderr.getvalue()))
@@ -240,4 +240,4 @@ def read_robot_description(path: str | Path, *, mappings: Mapping[str, str] | No
         return Path(path).read_text(encoding='utf-8')
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else str(exc)
-        raise RobotDescriptionError(f'cannot read URDF {str(path)!r}: {reason}') from None
+        raise RobotDescriptionError(f'cannot read URDF {str(path)!r}: {reason}') from exc

@@ -95,9 +95,9 @@ def read_description_file(path: str) -> str:
         return Path(path).read_text(encoding='utf-8')
     except OSError as exc:
         raise RobotDescriptionError(
-            f'failed to open URDF file {path!r}: {exc.strerror or exc}') from None
+            f'failed to open URDF file {path!r}: {exc.strerror or exc}') from exc
     except UnicodeDecodeError as exc:
-        raise RobotDescriptionError(f'URDF file {path!r} is not UTF-8 text: {exc}') from None
+        raise RobotDescriptionError(f'URDF file {path!r} is not UTF-8 text: {exc}') from exc
 
 
 class StatePublisherNode(Node):
