@@ -13,6 +13,9 @@ A ``Mesh`` becomes one OBBRSS ``BVHModel`` per ``(file, scale)``, shared by ever
 uses it; a ``Convex`` becomes an ``fcl.Convex`` of the mesh's convex hull, also shared. Meshes
 given as arrays (``mem://`` paths, :func:`~robot_state_core.geometry.meshes.register_mesh_arrays`)
 are built straight from their arrays, shared per content hash and scale; no file is involved.
+The shared geometries live in the byte-bounded mesh store of
+:mod:`~robot_state_core.geometry.meshes` (least recently used first out; a dropped one is
+rebuilt when next needed, objects already built keep theirs).
 
 :class:`FclObjects` holds one ``fcl.CollisionObject`` per geometry and answers queries over an
 explicit candidate-pair list (``(P, 2)`` geometry indices), with three broad phases
@@ -124,8 +127,12 @@ __all__ = [
     'require_fcl',
 ]
 
-_MESH_GEOMETRY: dict[tuple[str, tuple[float, float, float]], Any] = {}
-_CONVEX_GEOMETRY: dict[tuple[str, tuple[float, float, float]], Any] = {}
+# Estimated sizes of the shared fcl geometries, for the mesh store's byte budget
+# (meshes.MESH_CACHE_BYTES): an OBBRSS BVH keeps ~2F nodes of ~260 bytes (OBB + RSS + indices)
+# and copies of the vertices and triangles; a Convex keeps its vertices, faces and normals.
+_BVH_BYTES_PER_TRIANGLE = 2 * 260 + 12 + 8
+_CONVEX_BYTES_PER_FACE = 16 + 24 + 8
+_BYTES_PER_VERTEX = 24
 
 # Contacts requested when a mesh pair's penetration depth is needed (its deepest triangle).
 _MAX_MESH_CONTACTS = 10_000
@@ -169,9 +176,12 @@ def require_fcl() -> Any:
 
 
 def clear_geometry_cache() -> None:
-    """Forget the shared fcl mesh/convex geometries (objects already built keep theirs)."""
-    _MESH_GEOMETRY.clear()
-    _CONVEX_GEOMETRY.clear()
+    """Forget the shared fcl mesh/convex geometries (objects already built keep theirs).
+
+    They live in the mesh store (:func:`~robot_state_core.geometry.meshes.clear_mesh_cache`
+    clears it with the meshes and hulls it holds).
+    """
+    meshes.clear_mesh_cache()
 
 
 def _positive(value: float, what: str, *, allow_zero: bool = True) -> float:
@@ -232,16 +242,19 @@ def make_collision_geometry(shape: Shape) -> Any:
                         _positive(shape.length, 'Cone.length'))
     if isinstance(shape, HalfSpace):
         return fcl.Halfspace(np.array([0.0, 0.0, 1.0]), 0.0)
-    if isinstance(shape, Mesh):
+    if isinstance(shape, Mesh | Convex):
         key = meshes.cache_key(shape)
-        if key not in _MESH_GEOMETRY:
-            _MESH_GEOMETRY[key] = _bvh(fcl, *meshes.load_mesh(*key))
-        return _MESH_GEOMETRY[key]
-    if isinstance(shape, Convex):
-        key = meshes.cache_key(shape)
-        if key not in _CONVEX_GEOMETRY:
-            _CONVEX_GEOMETRY[key] = _convex(fcl, *meshes.mesh_hull(*key))
-        return _CONVEX_GEOMETRY[key]
+        tagged = ('fcl', type(shape).__name__, *key)
+        geometry = meshes.cached(tagged)
+        if geometry is None:
+            if isinstance(shape, Mesh):
+                v, f = meshes.load_mesh(*key)
+                geometry, nbytes = _bvh(fcl, v, f), _BVH_BYTES_PER_TRIANGLE * len(f)
+            else:
+                v, f = meshes.mesh_hull(*key)
+                geometry, nbytes = _convex(fcl, v, f), _CONVEX_BYTES_PER_FACE * len(f)
+            meshes.cache(tagged, geometry, nbytes + _BYTES_PER_VERTEX * len(v))
+        return geometry
     raise InvalidArgumentError(f'make_collision_geometry: unsupported shape {shape!r}')
 
 

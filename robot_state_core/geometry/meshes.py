@@ -17,17 +17,30 @@ builds its ``BVHModel`` or ``Convex`` from the arrays directly) accepts that pat
 Identical arrays share one entry, one vertex/face pair and one BVH.
 
 Returned arrays are read-only: they are shared through the cache.
+
+Memory is bounded (hostile input: a publisher sending endless distinct mesh objects). Every
+cache here, and the fcl geometries the backend builds (:func:`cached`, :func:`cache`), is one
+least-recently-used store with a byte budget, :data:`MESH_CACHE_BYTES` (256 MiB): in-memory
+meshes, scaled meshes, convex hulls, BVHs. Dropping a file's entry only costs a re-read. An
+in-memory mesh has no file to re-read, so the path :func:`register_mesh_arrays` returns holds
+its arrays: a ``Mesh`` shape (a world object's, an attached body's) keeps its mesh loadable for
+as long as the shape lives, whatever the store dropped, and the arrays are freed with the last
+shape that uses them. :func:`mesh_cache_info` reports the store's size.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 import functools
 import hashlib
 import math
 import os
 from pathlib import Path
-from typing import Any
+import threading
+from typing import Any, cast
+import weakref
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -38,12 +51,17 @@ from robot_state_core.geometry.shapes import Convex, Mesh
 
 __all__ = [
     'MEMORY_SCHEME',
+    'MESH_CACHE_BYTES',
+    'MeshCacheInfo',
+    'cache',
     'cache_key',
+    'cached',
     'clear_mesh_cache',
     'convex_hull',
     'euler_characteristic',
     'hull_planes',
     'load_mesh',
+    'mesh_cache_info',
     'mesh_file',
     'mesh_hull',
     'read_shape_mesh',
@@ -53,20 +71,166 @@ __all__ = [
 MEMORY_SCHEME = 'mem://'
 '''Prefix of the paths of meshes held in memory (:func:`register_mesh_arrays`).'''
 
-# In-memory meshes by path: welded (V, 3) float64 vertices and (F, 3) int64 faces, read-only.
-# Like a file on disk, an entry outlives clear_mesh_cache (the derived caches are cleared).
-_IN_MEMORY: dict[str, tuple[FloatArray, Int64Array]] = {}
+MESH_CACHE_BYTES = 256 * 2**20
+'''Byte budget of the mesh store (in-memory meshes, scaled meshes, hulls, fcl geometries).
+
+Read at every insertion, so it may be changed at run time; least recently used entries are
+dropped until the store fits. A robot's meshes fit many times over (measured: Panda 1.5 MiB,
+Talos 16 MiB with every mesh, hull and BVH of both mesh modes); entries in use by live shapes
+stay loadable whatever is dropped (module docstring).
+'''
+
+
+@dataclass(frozen=True)
+class MeshCacheInfo:
+    """Size of the mesh store (:func:`mesh_cache_info`).
+
+    Attributes:
+        entries: Entries in the store (in-memory meshes, scaled meshes, hulls, fcl geometries).
+        nbytes: Their size [bytes] (array sizes; fcl geometries estimated), ``<= budget``.
+        budget: :data:`MESH_CACHE_BYTES` [bytes].
+        in_memory_meshes: In-memory meshes still loadable: those in the store plus those only
+            held by live shapes.
+    """
+
+    entries: int
+    nbytes: int
+    budget: int
+    in_memory_meshes: int
+
+
+class _ByteLru:
+    """A least-recently-used map whose values' sizes add up to at most :data:`MESH_CACHE_BYTES`.
+
+    Thread-safe (the service node answers queries on several threads). Values are computed
+    outside the lock; two threads may compute the same entry, the second insertion wins.
+    """
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[Hashable, tuple[object, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.nbytes = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: Hashable) -> object | None:
+        with self._lock:
+            item = self._entries.get(key)
+            if item is None:
+                return None
+            self._entries.move_to_end(key)
+            return item[0]
+
+    def put(self, key: Hashable, value: object, nbytes: int) -> None:
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self.nbytes -= old[1]
+            self._entries[key] = (value, nbytes)
+            self.nbytes += nbytes
+            while self.nbytes > MESH_CACHE_BYTES and self._entries:
+                _, (_, dropped) = self._entries.popitem(last=False)
+                self.nbytes -= dropped
+
+    def clear(self, keep: type | None = None) -> None:
+        """Drop every entry (but those whose value is a ``keep`` instance)."""
+        with self._lock:
+            for key, (value, nbytes) in list(self._entries.items()):
+                if keep is None or not isinstance(value, keep):
+                    del self._entries[key]
+                    self.nbytes -= nbytes
+
+
+class _StoredMesh:
+    """The welded arrays of one in-memory mesh (read-only), shared by every shape that uses it."""
+
+    __slots__ = ('__weakref__', 'faces', 'nbytes', 'vertices')
+
+    def __init__(self, vertices: FloatArray, faces: Int64Array) -> None:
+        self.vertices = vertices
+        self.faces = faces
+        self.nbytes = int(vertices.nbytes + faces.nbytes)
+
+
+class _MemoryPath(str):
+    """A ``mem://`` path that holds its mesh's arrays: the mesh stays loadable while it lives.
+
+    Equal to (and hashed like) the plain string; copies are the object itself, and pickling
+    carries the arrays, so a copied or unpickled shape still loads.
+    """
+
+    _mesh: _StoredMesh
+
+    def __copy__(self) -> _MemoryPath:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> _MemoryPath:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[str, FloatArray, Int64Array]]:
+        return _memory_path, (str(self), self._mesh.vertices, self._mesh.faces)
+
+
+def _memory_path(path: str, vertices: FloatArray, faces: Int64Array) -> _MemoryPath:
+    """The path object of an in-memory mesh; registers its arrays if they are not held."""
+    with _IN_MEMORY_LOCK:
+        stored = _IN_MEMORY.get(path)
+        if stored is None:
+            vertices, faces = np.array(vertices, dtype=np.float64), np.array(faces, dtype=np.int64)
+            vertices.setflags(write=False)
+            faces.setflags(write=False)
+            stored = _IN_MEMORY[path] = _StoredMesh(vertices, faces)
+    _STORE.put(('mem', path), stored, stored.nbytes)
+    out = _MemoryPath(path)
+    out._mesh = stored
+    return out
+
+
+# The mesh store (every cache of this module and the fcl geometries, one byte budget).
+_STORE = _ByteLru()
+# In-memory meshes by path, while anything holds them: the store (recently used ones) or a
+# _MemoryPath, i.e. a live shape. Like a file on disk, a held entry outlives clear_mesh_cache.
+_IN_MEMORY: weakref.WeakValueDictionary[str, _StoredMesh] = weakref.WeakValueDictionary()
+_IN_MEMORY_LOCK = threading.Lock()
+
+
+def cached(key: Hashable) -> object | None:
+    """The store's entry under ``key`` (marked as just used), or ``None``.
+
+    For the fcl backend's geometries; keys are tuples starting with the backend's own tag.
+    """
+    return _STORE.get(key)
+
+
+def cache(key: Hashable, value: object, nbytes: int) -> None:
+    """Put ``value`` (about ``nbytes`` bytes) in the store; older entries may be dropped."""
+    _STORE.put(key, value, int(nbytes))
+
+
+def mesh_cache_info() -> MeshCacheInfo:
+    """The mesh store's entries and bytes, its budget and the in-memory meshes held."""
+    return MeshCacheInfo(len(_STORE), _STORE.nbytes, MESH_CACHE_BYTES, len(_IN_MEMORY))
+
+
+def _real_path(path: str) -> str:
+    """``os.path.realpath``, memoized; an in-memory path as a plain string.
+
+    The plain string matters: cache keys must not hold a :class:`_MemoryPath` (and with it
+    the arrays of a mesh no shape uses any more).
+    """
+    if path.startswith(MEMORY_SCHEME):
+        return str.__str__(path)
+    return _real_file_path(path)
 
 
 @functools.lru_cache(maxsize=4096)
-def _real_path(path: str) -> str:
+def _real_file_path(path: str) -> str:
     """``os.path.realpath``, memoized (cleared by :func:`clear_mesh_cache`).
 
     Planning-scene copies look up every mesh of the robot again; resolving symlinks each time
-    was 60 % of a copy's first collision check. In-memory paths are returned unchanged.
+    was 60 % of a copy's first collision check.
     """
-    if path.startswith(MEMORY_SCHEME):
-        return path
     return os.path.realpath(path)
 
 
@@ -144,26 +308,39 @@ def read_shape_mesh(shape: Mesh | Convex) -> tuple[FloatArray, Int64Array]:
 
 
 def clear_mesh_cache() -> None:
-    """Forget every cached mesh and hull (e.g. after a mesh file changed on disk)."""
-    _real_path.cache_clear()
-    _load_cached.cache_clear()
-    _hull_cached.cache_clear()
+    """Forget every cached mesh, hull and fcl geometry (e.g. after a mesh file changed on disk).
+
+    In-memory meshes are kept (they have no file to be re-read from).
+    """
+    _real_file_path.cache_clear()
+    _STORE.clear(keep=_StoredMesh)
 
 
-@functools.cache
-def _load_cached(path: str, scale: tuple[float, float, float]) -> tuple[FloatArray, Int64Array]:
+_Arrays = tuple[FloatArray, Int64Array]
+
+
+def _load_cached(path: str, scale: tuple[float, float, float]) -> _Arrays:
+    key = ('mesh', path, scale)
+    hit = _STORE.get(key)
+    if hit is not None:
+        return cast(_Arrays, hit)  # what was put under this key
     if path.startswith(MEMORY_SCHEME):
-        if path not in _IN_MEMORY:
-            raise RobotDescriptionError(f'in-memory mesh {path!r} was never registered '
-                                        '(register_mesh_arrays)')
-        vertices, faces = _IN_MEMORY[path]
-        return _scaled(vertices, faces, scale)
-    if not os.path.isfile(path):
-        raise RobotDescriptionError(f'mesh file {path!r} does not exist')
-    if not os.access(path, os.R_OK):
-        raise RobotDescriptionError(f'mesh file {path!r} is not readable')
-    vertices, faces = _read_with_trimesh(path)
-    return _scaled(vertices, faces, scale)
+        stored = _IN_MEMORY.get(path)
+        if stored is None:
+            raise RobotDescriptionError(f'in-memory mesh {path!r} is not held: never registered '
+                                        '(register_mesh_arrays), or dropped from the mesh store '
+                                        'after the last shape using it was deleted')
+        _STORE.get(('mem', path))  # mark it as used
+        out = _scaled(stored.vertices, stored.faces, scale)
+    else:
+        if not os.path.isfile(path):
+            raise RobotDescriptionError(f'mesh file {path!r} does not exist')
+        if not os.access(path, os.R_OK):
+            raise RobotDescriptionError(f'mesh file {path!r} is not readable')
+        vertices, faces = _read_with_trimesh(path)
+        out = _scaled(vertices, faces, scale)
+    _STORE.put(key, out, out[0].nbytes + out[1].nbytes)
+    return out
 
 
 def _scaled(vertices: FloatArray, faces: Int64Array,
@@ -219,7 +396,9 @@ def register_mesh_arrays(vertices: FloatArray, faces: Int64Array) -> str:
 
     Returns:
         ``'mem://<sha1 of the arrays>'``, accepted by :func:`load_mesh`, :func:`mesh_hull`
-        and :func:`cache_key` (through ``Mesh.path``) like a file path.
+        and :func:`cache_key` (through ``Mesh.path``) like a file path. The returned string
+        object holds the mesh: keep it (in a ``Mesh`` shape) and the mesh stays loadable; a
+        copy of the text alone loads only while the store still has the mesh.
 
     Raises:
         RobotDescriptionError: trimesh is not installed.
@@ -228,22 +407,19 @@ def register_mesh_arrays(vertices: FloatArray, faces: Int64Array) -> str:
     f = np.ascontiguousarray(faces, dtype=np.int64)
     digest = hashlib.sha1(v.tobytes() + f.tobytes(), usedforsecurity=False).hexdigest()
     path = f'{MEMORY_SCHEME}{digest}'
-    if path not in _IN_MEMORY:
-        try:
-            import trimesh
-        except ImportError as err:  # pragma: no cover - trimesh is a declared dependency
-            raise RobotDescriptionError('in-memory meshes need trimesh (pip install '
-                                        'trimesh)') from err
-        # One vertex per triangle corner, as an STL stores them; trimesh then welds them.
-        soup = v[f].reshape(-1, 3)
-        mesh = trimesh.Trimesh(vertices=soup, faces=np.arange(len(soup)).reshape(-1, 3),
-                               process=True)
-        welded_v = np.array(mesh.vertices, dtype=np.float64)
-        welded_f = np.array(mesh.faces, dtype=np.int64)
-        welded_v.setflags(write=False)
-        welded_f.setflags(write=False)
-        _IN_MEMORY[path] = (welded_v, welded_f)
-    return path
+    stored = _IN_MEMORY.get(path)
+    if stored is not None:
+        return _memory_path(path, stored.vertices, stored.faces)
+    try:
+        import trimesh
+    except ImportError as err:  # pragma: no cover - trimesh is a declared dependency
+        raise RobotDescriptionError('in-memory meshes need trimesh (pip install '
+                                    'trimesh)') from err
+    # One vertex per triangle corner, as an STL stores them; trimesh then welds them.
+    soup = v[f].reshape(-1, 3)
+    mesh = trimesh.Trimesh(vertices=soup, faces=np.arange(len(soup)).reshape(-1, 3),
+                           process=True)
+    return _memory_path(path, np.asarray(mesh.vertices), np.asarray(mesh.faces))
 
 
 def mesh_hull(path: str | os.PathLike[str],
@@ -261,12 +437,16 @@ def mesh_hull(path: str | os.PathLike[str],
     return _hull_cached(_real_path(os.fspath(path)), s)
 
 
-@functools.cache
-def _hull_cached(path: str, scale: tuple[float, float, float]) -> tuple[FloatArray, Int64Array]:
+def _hull_cached(path: str, scale: tuple[float, float, float]) -> _Arrays:
+    key = ('hull', path, scale)
+    hit = _STORE.get(key)
+    if hit is not None:
+        return cast(_Arrays, hit)  # what was put under this key
     v, _ = _load_cached(path, scale)
     hv, hf = convex_hull(v)
     hv.setflags(write=False)
     hf.setflags(write=False)
+    _STORE.put(key, (hv, hf), hv.nbytes + hf.nbytes)
     return hv, hf
 
 
