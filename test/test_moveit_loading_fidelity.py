@@ -9,12 +9,16 @@ independent oracle (Pinocchio for FK, closed forms, the peers' source for semant
 * a ``<mimic>`` on a fixed joint (robot_state_publisher's ``test/mimic_joint.urdf``) and a
   ``<mimic>`` of an undefined joint load with one warning; mimic cycles are still refused;
 * whitespace before ``<?xml`` is accepted (tinyxml2, as urdfdom and srdfdom);
-* SRDF problems MoveIt tolerates drop the element and keep the rest.
+* SRDF problems MoveIt tolerates drop the element and keep the rest;
+* a collision mesh that cannot be read is left out with a warning, the link keeps its other
+  geometry (MoveIt ``constructLinkModel``; decision V8).
 """
 
 from __future__ import annotations
 
+import logging
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +28,7 @@ from robot_state_core.errors import UrdfLoadError
 from robot_state_core.io.urdf import load_urdf_string
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.publishing.tf import TfPublishingCore
+from robot_state_core.scene.planning_scene import PlanningScene
 from robot_state_core.state.robot_state import RobotState
 
 ONE_LINK = '<robot name="r"><link name="base_link"/></robot>'
@@ -282,3 +287,69 @@ def test_recompiling_a_models_own_graph_keeps_the_virtual_joint(parent: str) -> 
     assert again.model_frame == model.model_frame == parent
     assert again.virtual_joint_names == ('vj',)
     assert again.srdf_warnings == model.srdf_warnings == ()
+
+
+# --------------------------------------------------------------------------- unreadable meshes
+
+
+def _binary_stl(path: Path, triangles: np.ndarray) -> None:
+    """A binary STL of ``(T, 3, 3)`` triangles (normals left zero, as readers recompute them)."""
+    data = bytearray(80) + len(triangles).to_bytes(4, 'little')
+    for tri in np.asarray(triangles, dtype='<f4'):
+        data += bytes(12) + tri.tobytes() + bytes(2)
+    path.write_bytes(bytes(data))
+
+
+def test_unreadable_collision_meshes_leave_the_link_its_other_geometry(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Decision V8 (followed): a collision mesh that cannot be read is left out with a warning.
+
+    MoveIt (moveit2 ``moveit_core/robot_model/src/robot_model.cpp``): ``constructShape`` returns
+    the null shape geometric_shapes' ``createMeshFromResource`` gives for a resource it cannot
+    retrieve or import (``src/mesh_operations.cpp``, which logs why), and
+    ``constructLinkModel`` pushes only non-null shapes: the link keeps its other collision
+    geometry and the model loads. Expected distance: sphere (r 0.05, 0.5 m out) to the base box
+    (half edge 0.1), 0.5 - 0.05 - 0.1 = 0.35 m.
+    """
+    pytest.importorskip('fcl')
+    missing = tmp_path / 'missing.stl'
+    garbage = tmp_path / 'garbage.stl'
+    garbage.write_text('this is not a mesh\n', encoding='utf-8')
+    flat = tmp_path / 'flat.stl'  # one triangle: a mesh, but no 3D convex hull
+    _binary_stl(flat, np.array([[[0.0, 0.0, 0.0], [0.01, 0.0, 0.0], [0.0, 0.01, 0.0]]]))
+    urdf = f'''<robot name="r">
+      <link name="base"><collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision>
+      </link>
+      <link name="arm">
+        <collision><geometry><mesh filename="file://{missing}"/></geometry></collision>
+        <collision><geometry><sphere radius="0.05"/></geometry></collision>
+        <collision><geometry><mesh filename="file://{garbage}"/></geometry></collision>
+        <collision><origin xyz="0.3 0 0"/><geometry><mesh filename="file://{flat}"/></geometry>
+        </collision>
+      </link>
+      <joint name="mount" type="fixed"><parent link="base"/><child link="arm"/>
+        <origin xyz="0.5 0 0"/></joint>
+    </robot>'''
+    model = RobotModel.from_urdf_string(urdf)  # the missing file is reported unresolved
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger='robot_state_core'):
+        scene = PlanningScene(model)
+    geometry = scene.geometry
+    assert geometry.names == ('base/0', 'arm/1', 'arm/3')
+    assert geometry.skipped == ('arm/0', 'arm/2')
+    warnings = [r.getMessage() for r in caplog.records
+                if r.name == 'robot_state_core.robot_geometry']
+    assert len(warnings) == 2  # one line per skipped mesh
+    for line, path in zip(warnings, (missing, garbage), strict=True):
+        assert "link 'arm'" in line and f'file://{path}' in line and '\n' not in line
+    assert geometry.unreadable == (warnings[1],)  # resolved but unreadable: the services log it
+    assert 'holds no triangles' in warnings[1]
+    assert scene.distance_to_collision(scene.current_state) == pytest.approx(0.35, abs=1e-9)
+
+    hulls = PlanningScene(model, mesh_mode='convex')  # the flat mesh has no 3D hull
+    assert hulls.geometry.names == ('base/0', 'arm/1')
+    assert hulls.geometry.skipped == ('arm/0', 'arm/2', 'arm/3')
+    assert len(hulls.geometry.unreadable) == 2
+    assert 'flat.stl' in hulls.geometry.unreadable[1]
+    assert 'convex_hull' in hulls.geometry.unreadable[1]
+    assert hulls.distance_to_collision(hulls.current_state) == pytest.approx(0.35, abs=1e-9)

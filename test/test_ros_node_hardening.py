@@ -131,8 +131,9 @@ def test_all_in_one_services_switch_with_the_description(ros, all_in_one, tmp_pa
     """Issue 10 node item 3: after a description change compute_fk knows the new links.
 
     Before: /tf_static had the new links but compute_fk on one answered INVALID_LINK_NAME
-    (-18): the services kept the start-up model. Now both nodes switch together, and a
-    description whose collision mesh is not a mesh is refused before anything changes.
+    (-18): the services kept the start-up model. Now both nodes switch together. A description
+    whose collision mesh is not a mesh is accepted as MoveIt accepts it (decision V8): the
+    element is left out with one warning naming the link and the URI.
     """
     publisher, server = all_in_one
     client = ros.node('fk_client').create_client(GetPositionFK, 'compute_fk')
@@ -147,16 +148,24 @@ def test_all_in_one_services_switch_with_the_description(ros, all_in_one, tmp_pa
     assert (p.x, p.y, p.z) == pytest.approx((0.0, 0.0, 0.8))  # 0.5 + 0.3 at shoulder 0
     not_a_mesh = tmp_path / 'lidar.stl'
     not_a_mesh.write_text('this is not a mesh\n', encoding='utf-8')
-    refused = publisher.set_parameters([Parameter('robot_description',
-                                                  value=_with_mesh(str(not_a_mesh)))])[0]
-    assert not refused.successful
-    assert 'lidar' in refused.reason and 'lidar.stl' in refused.reason
-    assert server.model.name == publisher.robot_name == 'arm_lidar'
+    accepted = publisher.set_parameters([Parameter('robot_description',
+                                                   value=_with_mesh(str(not_a_mesh)))])[0]
+    assert accepted.successful, accepted.reason
+    assert server.model.name == publisher.robot_name == 'arm_mesh'
+    geometry = server.scene.geometry
+    assert geometry.skipped == ('lidar/0',) and len(geometry.unreadable) == 1
+    assert "link 'lidar'" in geometry.unreadable[0] and 'lidar.stl' in geometry.unreadable[0]
     assert _fk(ros, client, 'lidar').error_code.val == MoveItErrorCodes.SUCCESS
+    validity = ros.node('validity_client').create_client(GetStateValidity,
+                                                         'check_state_validity')
+    assert _call(ros, validity, GetStateValidity.Request()).valid
 
 
 def test_separate_server_follows_the_description_topic(ros, tmp_path) -> None:
-    """A separate robot_state_server follows robot_description; a bad one keeps the model."""
+    """A separate robot_state_server follows robot_description; a bad one keeps the model.
+
+    A description with an unreadable collision mesh is not bad (decision V8): it is served.
+    """
     server = StateServerNode(context=ros.context, parameter_overrides=[
         Parameter('robot_description', value=ARM)])
     services = _Services(ros, server)
@@ -170,14 +179,15 @@ def test_separate_server_follows_the_description_topic(ros, tmp_path) -> None:
         response = _fk(ros, client, 'lidar')
         assert response.error_code.val == MoveItErrorCodes.SUCCESS
         assert response.pose_stamped[0].pose.position.z == pytest.approx(0.8)
+        pub.publish(String(data='<robot name="broken">'))
+        ros.spin_until(lambda: server.descriptions_received >= 2, what='description 2')
+        assert server.model.name == 'arm_lidar'
+        assert _fk(ros, client, 'lidar').error_code.val == MoveItErrorCodes.SUCCESS
         not_a_mesh = tmp_path / 'lidar.stl'
         not_a_mesh.write_text('solid nothing\n', encoding='utf-8')
-        for k, bad in enumerate(('<robot name="broken">', _with_mesh(str(not_a_mesh))),
-                                start=2):
-            pub.publish(String(data=bad))  # depth 1: one at a time
-            ros.spin_until(lambda n=k: server.descriptions_received >= n,
-                           what=f'description {k}')
-            assert server.model.name == 'arm_lidar'
+        pub.publish(String(data=_with_mesh(str(not_a_mesh))))
+        ros.spin_until(lambda: server.model.name == 'arm_mesh', what='the mesh description')
+        assert server.scene.geometry.skipped == ('lidar/0',)
         assert _fk(ros, client, 'lidar').error_code.val == MoveItErrorCodes.SUCCESS
     finally:
         services.close()

@@ -315,8 +315,8 @@ class StatePublisherNode(Node):
             candidate = self._config_with(changes)
             try:
                 model = load_model(candidate)
-                # the listeners (services) prepare it too: a description they cannot use (a
-                # collision mesh that is no mesh, ...) is refused before anything changes
+                # the listeners (services) prepare it too: a description they cannot use is
+                # refused before anything changes
                 switches = self._prepare_listeners(model) if self._model is not None else []
                 self._validated = (self._description_key(candidate), model, switches)
             except RobotStateCoreError as exc:

@@ -60,7 +60,7 @@ from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.publishing.markers import contact_markers
 from robot_state_core.ros import qos
 from robot_state_core.ros.conversions import joint_state_arrays, marker_array
-from robot_state_core.ros.log_limits import clip, quoted, ThrottledLogger
+from robot_state_core.ros.log_limits import clip, LOG_LINE_LIMIT, quoted, ThrottledLogger
 from robot_state_core.ros.model_loading import load_model, log_load_report
 from robot_state_core.ros.moveit_conversions import (
     apply_robot_state_msg,
@@ -140,8 +140,7 @@ class StateServerNode(Node):
         **kwargs: Forwarded to ``rclpy.node.Node`` (``parameter_overrides``, ``context``...).
 
     Raises:
-        RobotDescriptionError: No model given and the description parameter is empty/invalid,
-            or a collision mesh of the model cannot be read.
+        RobotDescriptionError: No model given and the description parameter is empty/invalid.
     """
 
     def __init__(self, node_name: str = 'robot_state_server', model: RobotModel | None = None,
@@ -199,18 +198,16 @@ class StateServerNode(Node):
     def prepare_model(self, model: RobotModel, description: str = '') -> ServedModel:
         """Everything the services need for ``model``, built without touching the served one.
 
-        Applies kinematics.yaml, builds the planning scene, reads every collision mesh (a
-        description whose meshes cannot be read is refused, decision V8) and compiles the IK
-        kernels (not inside a request timeout).
-
-        Raises:
-            RobotDescriptionError: A collision mesh is missing, unreadable or not a mesh.
+        Applies kinematics.yaml, builds the planning scene (which reads every collision mesh: one
+        that cannot be read is left out with one warning naming the link and URI, as MoveIt
+        does; decision V8) and compiles the IK kernels (not inside a request timeout).
         """
         if self._kinematics:
             model = RobotModel.from_scene_graph(model.to_scene_graph(), model.srdf,
                                                 self._kinematics)
         scene = PlanningScene(model)
-        scene.geometry.load_meshes()
+        for line in scene.geometry.unreadable:
+            self.get_logger().warning(clip(line, LOG_LINE_LIMIT))
         for name in model.group_names:
             group = model.group(name)
             if group.tip_link and group.active_joint_names:

@@ -50,8 +50,14 @@ distances, closed volumes and signed penetration, but conservative (hulls fill c
 e.g. a gripper's opening). ``mesh_mode`` may be a mapping ``{link name: mode}``; unlisted links
 are ``'exact'``.
 
-Collision meshes whose URI was never resolved to a file are skipped with a warning (listed in
-:attr:`RobotGeometry.skipped`), as MoveIt skips shapes it cannot load.
+Collision meshes are read when the geometry is built. One that cannot be used (its URI never
+resolved to a file; the file missing, unreadable, not a mesh or without triangles; no 3D hull in
+``'convex'`` mode) is skipped with one warning naming the link, the element and the URI (listed
+in :attr:`RobotGeometry.skipped`, the warnings of read failures in
+:attr:`RobotGeometry.unreadable`); the link keeps its other collision geometry. This is MoveIt's
+behaviour: ``RobotModel::constructShape`` gets a null shape from geometric_shapes'
+``createMeshFromResource`` (which logs why) and ``constructLinkModel`` leaves it out (decision
+V8).
 """
 
 from __future__ import annotations
@@ -68,7 +74,6 @@ from numpy.typing import ArrayLike
 from robot_state_core._typing import BoolArray, FloatArray, IntArray
 from robot_state_core.errors import (
     InvalidArgumentError,
-    RobotDescriptionError,
     RobotStateCoreError,
 )
 from robot_state_core.geometry import meshes
@@ -235,7 +240,9 @@ class RobotGeometry:
         link_collision_enabled: ``(L,)`` the scene graph's per-link collision flag (SG-13):
             geometries of a disabled link take part in no query.
         link_has_geometry: ``(L,)`` whether the link has at least one proximity geometry.
-        skipped: Names of collision elements left out (unresolved mesh URIs).
+        skipped: Names of collision elements left out (unresolved or unreadable mesh URIs).
+        unreadable: One warning line per collision mesh that resolved to a file but could not
+            be read (link, element, URI and reason); they are also in :attr:`skipped`.
         registration: The registry built at construction (``'robot'`` source).
     """
 
@@ -254,7 +261,6 @@ class RobotGeometry:
         Raises:
             InvalidArgumentError: Invalid padding, scale or mesh mode.
             UnknownNameError: A mapping names a link the model does not have.
-            RobotDescriptionError: A mesh to be padded or scaled cannot be read.
         """
         if not isinstance(model, RobotModel):
             raise InvalidArgumentError(f'RobotGeometry: model must be a RobotModel, got '
@@ -273,18 +279,32 @@ class RobotGeometry:
         shapes: list[Shape] = []
         names: list[str] = []
         skipped: list[str] = []
+        unreadable: list[str] = []
         for li, link in enumerate(model.links):
             pad, sc, mode = self._padding[li], self._scale[li], self._mesh_mode[li]
             for i, element in enumerate(link.collisions):
                 name = f'{link.name}/{i}'
                 shape = element.geometry
                 if isinstance(shape, Mesh | Convex) and shape.path is None:
-                    _LOG.warning(f'RobotGeometry: collision mesh {shape.uri!r} of {name!r} is '
-                                 'not resolved to a file; the element is skipped')
+                    _LOG.warning(f'RobotGeometry: collision mesh {shape.uri!r} of link '
+                                 f'{link.name!r} (element {name!r}) is not resolved to a file, '
+                                 'the element is skipped')
                     skipped.append(name)
                     continue
                 if mode == 'convex' and isinstance(shape, Mesh):
                     shape = Convex(shape.uri, shape.scale, shape.path)
+                if isinstance(shape, Mesh | Convex):
+                    try:
+                        meshes.read_shape_mesh(shape)  # cached: the backend reuses it
+                    except RobotStateCoreError as err:
+                        reason = ' '.join(str(err).split())
+                        line = (f'RobotGeometry: collision mesh {shape.uri!r} of link '
+                                f'{link.name!r} (element {name!r}) cannot be loaded, the element '
+                                f'is skipped: {reason}')
+                        _LOG.warning(line)
+                        skipped.append(name)
+                        unreadable.append(line)
+                        continue
                 new_shape, X_GGp = padded_shape(shape, pad, sc)
                 links.append(li)
                 poses.append(element.origin @ X_GGp)
@@ -295,6 +315,7 @@ class RobotGeometry:
         self.shapes: tuple[Shape, ...] = tuple(shapes)
         self.names: tuple[str, ...] = tuple(names)
         self.skipped: tuple[str, ...] = tuple(skipped)
+        self.unreadable: tuple[str, ...] = tuple(unreadable)
         has = np.zeros(n_links, dtype=bool)
         has[self.geometry_link] = True
         self.link_has_geometry: BoolArray = _ro_bool(has)
@@ -400,26 +421,6 @@ class RobotGeometry:
     def link_name(self, index: int) -> str:
         """The link name of proximity geometry ``index``."""
         return self.model.link_names[int(self.geometry_link[index])]
-
-    def load_meshes(self) -> None:
-        """Read every collision mesh (or its convex hull) now, so that no query fails on it later.
-
-        Collision queries read meshes lazily; a service that answers queries reads them when it
-        accepts a description instead. Meshes are cached per file and scale, so the collision
-        backend reuses what is read here. Unresolved URIs were skipped at construction.
-
-        Raises:
-            RobotDescriptionError: A mesh file is missing, unreadable, not a mesh or holds no
-                triangles; the message names the collision element (``'<link>/<i>'``) and URI.
-        """
-        for name, shape in zip(self.names, self.shapes, strict=True):
-            if not isinstance(shape, Mesh | Convex):
-                continue
-            try:
-                meshes.read_shape_mesh(shape)
-            except RobotStateCoreError as err:
-                raise RobotDescriptionError(f'collision mesh {shape.uri!r} of {name!r} is not '
-                                            f'usable: {err}') from err
 
     def world_poses(self, X_WL: ArrayLike, out: FloatArray | None = None) -> FloatArray:
         """``X_WG = X_WL[geometry_link] @ X_LG``: every proximity geometry, one batched product.
