@@ -18,8 +18,8 @@ import pytest
 from robot_state_core.errors import RobotDescriptionError
 from robot_state_core.geometry import meshes
 from robot_state_core.geometry.shapes import Box
-from robot_state_core.planning_scene import CollisionObjectOperation, PlanningScene
-from robot_state_core.robot_model import RobotModel
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.scene.planning_scene import CollisionObjectOperation, PlanningScene
 
 pytest.importorskip('fcl')
 
