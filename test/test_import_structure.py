@@ -10,7 +10,7 @@ lazily (the CLI's viewer types). Two rules are enforced:
   modules of its own folder or of the folders below it in :data:`LAYERS`;
 * no function-level import of a ``robot_state_core`` module is used to dodge a
   cycle; the only ones allowed are lazy imports of optional dependencies (ROS) or
-  of heavy ones a command may not need (the viewer's viser), listed in
+  of heavy ones a command may not need (the viewer's viser, numba), listed in
   :data:`LAZY_IMPORT_ALLOW_LIST`, each with its reason.
 """
 
@@ -63,6 +63,11 @@ LAZY_IMPORT_ALLOW_LIST: dict[tuple[str, str], str] = {
     ),
     ('robot_state_core.apps.cli', 'robot_state_core.viewer.snapshot'): (
         'start-up time: only `snapshot` drives the headless browser'
+    ),
+    ('robot_state_core.kinematics.plan', 'robot_state_core.kinematics.compiled'): (
+        'start-up time: the compiled kernels import numba (0.4-0.7 s); `import '
+        "robot_state_core` and a node's first /tf_static (fixed joints, no FK) must not wait "
+        'for it, so the first FK/Jacobian call imports it (plan.compiled_kernels)'
     ),
 }
 

@@ -1,10 +1,12 @@
 """Forward kinematics: local joint transforms, link poses (single and batched), KinematicsData.
 
-One kernel per quantity: local joint transforms come from :func:`local_transforms` (joint
-motions from :mod:`robot_state_core.description.joint_motion`); a single configuration composes
-them by pointer jumping (:func:`compose_single`); batches go through the level sweep
-:func:`sweep_levels` in structure-of-arrays layout. Conventions:
-:mod:`robot_state_core.kinematics`.
+One kernel: every function here runs the compiled FK kernel
+:func:`robot_state_core.kinematics.compiled.forward` (local transforms from the plan's motion
+polynomials and :func:`~robot_state_core.description.joint_motion.multi_dof_motion`, composed
+in joint order by :func:`~robot_state_core.kinematics.compiled.compose_one`), or one of its two
+halves (:func:`~robot_state_core.kinematics.compiled.local_transforms`,
+:func:`~robot_state_core.kinematics.compiled.compose`). A single configuration is the batch of
+one. Conventions: :mod:`robot_state_core.kinematics`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robot_state_core._typing import (
+    all_finite,
     as_finite_float,
     as_float_array,
     FloatArray,
@@ -26,8 +29,68 @@ from robot_state_core.description.joint_motion import multi_dof_motion
 from robot_state_core.description.joints import JointType
 from robot_state_core.description.scene_graph import SceneGraph
 from robot_state_core.errors import InvalidArgumentError, InvalidTypeError, ModelMismatchError
-from robot_state_core.kinematics.plan import check_configuration, check_link, KinematicsPlan, plan
+from robot_state_core.kinematics.plan import (
+    check_configuration,
+    check_link,
+    compiled_kernels,
+    KinematicsPlan,
+    plan,
+)
 from robot_state_core.model.robot_model import RobotModel
+
+# ---------------------------------------------------------------------------- kernel arguments
+
+_NO_MOTIONS = np.empty((1, 0, 4, 4))
+# The motions argument of models without multi-DOF joints (writable: one kernel signature).
+
+
+def kernel_rows(q: FloatArray) -> FloatArray:
+    """``q`` ``(..., n)`` as the C-contiguous, writable ``(N, n)`` rows the kernels take.
+
+    Fixed array kinds keep each kernel at one compiled signature (numba compiles read-only
+    and non-contiguous arrays separately); copies only when ``q`` is not already such.
+    """
+    rows = q if q.ndim == 2 else q[None] if q.ndim == 1 else q.reshape(
+        math.prod(q.shape[:-1]), q.shape[-1])
+    if not (rows.flags.c_contiguous and rows.flags.writeable):
+        rows = np.array(rows, dtype=np.float64, order='C')
+    return rows
+
+
+def multi_dof_motions(p: KinematicsPlan, Q: FloatArray) -> FloatArray:
+    """Motions ``(N, K, 4, 4)`` of the multi-DOF joints for ``Q`` ``(N, nq)`` (kernel order).
+
+    From :func:`~robot_state_core.description.joint_motion.multi_dof_motion`, the one
+    multi-DOF joint-motion kernel; a shared empty array when the model has none.
+    """
+    if not p.fk_multi_count:
+        return _NO_MOTIONS
+    M = np.empty((Q.shape[0], p.fk_multi_count, 4, 4))
+    k = 0
+    for joints, kind, q_index in ((p.planar, JointType.PLANAR, p.planar_q),
+                                  (p.floating, JointType.FLOATING, p.floating_q),
+                                  (p.rpy, JointType.RPY_FLOATING, p.rpy_q)):
+        if joints.size:
+            M[:, k:k + joints.size] = multi_dof_motion(
+                kind, Q[:, q_index], p.planar_basis if kind is JointType.PLANAR else None)
+            k += joints.size
+    return M
+
+
+def run_forward(p: KinematicsPlan, Q: FloatArray, X_PC: FloatArray | None = None) -> FloatArray:
+    """The FK kernel on kernel rows ``Q`` ``(N, nq)`` (:func:`kernel_rows`): ``(N, L, 4, 4)``.
+
+    Args:
+        p: The model's plan.
+        Q: ``(N, nq)`` validated configurations.
+        X_PC: ``(N, J, 4, 4)`` to receive the local transforms, else a scratch row is used.
+    """
+    X_WL = np.empty((Q.shape[0], p.link_count, 4, 4))
+    compiled_kernels().forward(
+        Q, p.fk_joints, p.fk_coefficients, multi_dof_motions(p, Q),
+        np.empty((1, p.joint_count, 4, 4)) if X_PC is None else X_PC, X_WL)
+    return X_WL
+
 
 # ---------------------------------------------------------------------------- local transforms
 
@@ -43,55 +106,11 @@ def local_joint_transforms(model: RobotModel, q: ArrayLike) -> FloatArray:
         ``(..., J, 4, 4)`` poses, joint order.
     """
     qa, p = check_configuration(model, q, 'local_joint_transforms')
-    return local_transforms(model, p, qa)
-
-
-def local_transforms(model: RobotModel, p: KinematicsPlan, q: FloatArray) -> FloatArray:
-    """The local-transform kernel: ``X_PC = X_PJ M(q)`` ``(..., J, 4, 4)`` for ``(..., nq)``.
-
-    1-DOF joints: ``B0 + sin θ B1 + (1 - cos θ) B2 + θ B3`` (the plan's coefficients, built
-    from :func:`~robot_state_core.description.joint_motion.one_dof_motion_coefficients`) as one
-    ``(..., J, 1, 4) @ (J, 4, 16)`` product; multi-DOF joints through
-    :func:`~robot_state_core.description.joint_motion.multi_dof_motion`.
-    """
-    J = p.joint_count
-    # No mask needed: the coefficients of joints without one variable are zero (and q is
-    # finite), so whatever variable their theta_index reads contributes nothing.
-    if q.ndim == 1:  # the hot single-configuration path: no batch bookkeeping
-        theta = q[p.theta_index] if q.size else np.zeros(J)
-        coef = p.coef_template.copy()  # (J, 1, 4); rows of its transpose are cheap views
-        factors = coef.reshape(J, 4).T
-        shape: tuple[int, ...] = (J, 4, 4)
-    else:
-        theta = q[..., p.theta_index] if q.shape[-1] else np.zeros((*q.shape[:-1], J))
-        coef = np.array(np.broadcast_to(p.coef_template, (*q.shape[:-1], J, 1, 4)))
-        factors = np.moveaxis(coef.reshape(*q.shape[:-1], J, 4), -1, 0)
-        shape = (*q.shape[:-1], J, 4, 4)
-    np.sin(theta, out=factors[1])
-    one_minus_cos = factors[2]
-    np.cos(theta, out=one_minus_cos)
-    np.subtract(1.0, one_minus_cos, out=one_minus_cos)
-    factors[3] = theta
-    X: FloatArray = np.matmul(coef, p.coefficients_jk).reshape(shape)
-    if p.planar.size or p.floating.size or p.rpy.size:
-        X = _multi_dof_transforms(model, p, q, X)
-    return X
-
-
-def _multi_dof_transforms(model: RobotModel, p: KinematicsPlan, q: FloatArray,
-                          X: FloatArray) -> FloatArray:
-    X_PJ = np.asarray(model.joint_origins)
-    motions = []
-    if p.planar.size:
-        motions.append((p.planar, multi_dof_motion(JointType.PLANAR, q[..., p.planar_q],
-                                                   p.planar_basis)))
-    if p.floating.size:
-        motions.append((p.floating, multi_dof_motion(JointType.FLOATING, q[..., p.floating_q])))
-    if p.rpy.size:
-        motions.append((p.rpy, multi_dof_motion(JointType.RPY_FLOATING, q[..., p.rpy_q])))
-    for joints, M in motions:
-        X[..., joints, :, :] = X_PJ[joints] @ M
-    return X
+    Q = kernel_rows(qa)
+    X_PC = np.empty((Q.shape[0], p.joint_count, 4, 4))
+    compiled_kernels().local_transforms(Q, p.fk_joints, p.fk_coefficients,
+                                        multi_dof_motions(p, Q), X_PC)
+    return X_PC.reshape(qa.shape[:-1] + X_PC.shape[1:])
 
 
 # ---------------------------------------------------------------------------- forward kinematics
@@ -108,11 +127,8 @@ def forward_kinematics(model: RobotModel, q: ArrayLike) -> FloatArray:
         ``X_WL`` ``(..., L, 4, 4)``; ``X_WL[..., 0]`` (the root) is the identity.
     """
     qa, p = check_configuration(model, q, 'forward_kinematics')
-    if qa.ndim == 1:
-        return compose_single(p, p.link_count, local_transforms(model, p, qa))
-    flat = qa.reshape(math.prod(qa.shape[:-1]), model.nq)
-    X = np.moveaxis(sweep_levels(model, p, flat.shape[0], Q=flat), -1, 0)  # validated
-    return X.reshape(qa.shape[:-1] + X.shape[1:])
+    X_WL = run_forward(p, kernel_rows(qa))
+    return X_WL[0] if qa.ndim == 1 else X_WL.reshape(qa.shape[:-1] + X_WL.shape[1:])
 
 
 class KinematicsData:
@@ -176,13 +192,17 @@ def update_forward_kinematics(model: RobotModel, data: KinematicsData,
     if qa.ndim != 1:
         raise InvalidArgumentError(f'update_forward_kinematics: q must have shape '
                                    f'({model.nq},), got {qa.shape}')
-    data.X_PC = local_transforms(model, p, qa)
-    data.X_WL = compose_single(p, p.link_count, data.X_PC)
+    X_PC = np.empty((1, p.joint_count, 4, 4))
+    X_WL = run_forward(p, kernel_rows(qa), X_PC)
+    data.X_PC, data.X_WL = X_PC[0], X_WL[0]
     return data.X_WL
 
 
 def compose_link_poses(model: RobotModel, X_PC: FloatArray) -> FloatArray:
     """Compose local joint transforms ``(..., J, 4, 4)`` into link poses ``(..., L, 4, 4)``.
+
+    The composition half of the FK kernel
+    (:func:`~robot_state_core.kinematics.compiled.compose_one`).
 
     Raises:
         InvalidArgumentError: ``X_PC`` is not a finite ``(..., J, 4, 4)`` array.
@@ -194,49 +214,32 @@ def compose_link_poses(model: RobotModel, X_PC: FloatArray) -> FloatArray:
     if X_PC.shape[-3:] != (model.joint_count, 4, 4):
         raise InvalidArgumentError(f'compose_link_poses: X_PC must have shape (..., '
                                    f'{model.joint_count}, 4, 4), got {X_PC.shape}')
-    if not np.isfinite(X_PC).all():
+    if not all_finite(X_PC):
         raise InvalidArgumentError('compose_link_poses: X_PC contains NaN or inf')
     p = plan(model)
-    L = model.link_count
     batch = X_PC.shape[:-3]
-    if not batch:
-        return compose_single(p, L, X_PC)
-    soa = np.moveaxis(X_PC.reshape((-1, *X_PC.shape[-3:])), 0, -1)
-    X = np.moveaxis(sweep_levels(model, p, soa.shape[-1], X_PC=soa), -1, 0)
-    return X.reshape(batch + X.shape[1:])
-
-
-def compose_single(p: KinematicsPlan, L: int, X_PC: FloatArray) -> FloatArray:
-    """Pointer jumping: ``Y[l] <- Y[anc[l]] @ Y[l]``; slot ``L`` (and the root) is the identity."""
-    if p.child_in_order:  # one allocation instead of four writes
-        Y = np.concatenate((_EYE4_STACK, X_PC, _EYE4_STACK))
-    else:
-        Y = np.empty((L + 1, 4, 4))
-        Y[0] = _EYE4
-        Y[L] = _EYE4
-        Y[p.child] = X_PC
-    for anc in p.jump_ancestors:
-        Y = Y[anc] @ Y
-    return Y[:L]
-
-
-_EYE4 = np.eye(4)
-_EYE4_STACK = _EYE4[None]
+    rows = np.ascontiguousarray(X_PC.reshape((-1, *X_PC.shape[-3:])))
+    if not rows.flags.writeable:
+        rows = rows.copy()
+    X_WL = np.empty((rows.shape[0], p.link_count, 4, 4))
+    compiled_kernels().compose(p.fk_joints, rows, X_WL)
+    return X_WL.reshape(batch + X_WL.shape[1:])
 
 
 def forward_kinematics_soa(model: RobotModel, q: ArrayLike) -> FloatArray:
-    """Batched FK in structure-of-arrays layout (the fastest form for large batches).
+    """Batched FK in structure-of-arrays layout: :func:`forward_kinematics`, batch last.
 
     Args:
         model: The robot model.
         q: ``(N, nq)`` joint positions.
 
     Returns:
-        ``(L, 4, 4, N)``: ``[..., n]`` is the ``X_WL`` stack of configuration ``n``.
+        ``(L, 4, 4, N)``: ``[..., n]`` is the ``X_WL`` stack of configuration ``n`` (a
+        transposed view of the kernel's ``(N, L, 4, 4)`` output).
     """
     qa, p = check_configuration(model, q, 'forward_kinematics_soa')
-    flat = qa.reshape(math.prod(qa.shape[:-1]), model.nq)
-    return sweep_levels(model, p, flat.shape[0], Q=flat)
+    out: FloatArray = np.moveaxis(run_forward(p, kernel_rows(qa)), 0, -1)
+    return out
 
 
 def link_pose(model: RobotModel, q: ArrayLike, link: str | int) -> FloatArray:
@@ -320,67 +323,3 @@ def compute_scene_state(model: RobotModel | SceneGraph,
     joints = {name: X_WL[int(model.joint_child_link[j])]
               for j, name in enumerate(model.joint_names)}
     return SceneState(dict(zip(model.variable_names, q.tolist(), strict=True)), links, joints)
-
-
-def sweep_levels(model: RobotModel, p: KinematicsPlan, N: int, *, Q: FloatArray | None = None,
-                  X_PC: FloatArray | None = None) -> FloatArray:
-    """The batched FK kernel: link poses ``(L, 4, 4, N)``, swept over the tree level by level.
-
-    From positions ``Q`` ``(N, nq)``, per tree level: ``A = X_WP @ X_PJ U`` (a product with a
-    constant matrix), then the joint's motion as a cheap column mix (revolute: the rotation
-    about z between two columns of ``A``, the axis turned onto z by the plan's ``U``;
-    prismatic: a translation along a known column), then ``@ U^T`` for off-z axes;
-    multi-DOF joints compose their :func:`_multi_dof_transforms`. From given local transforms
-    ``X_PC`` ``(J, 4, 4, N)`` (:func:`compose_link_poses`), every joint composes generically.
-    Loops run over tree levels and joint kinds only.
-    """
-    L = model.link_count
-    X = np.empty((L, 4, 4, N))
-    X[:, 3, :3] = 0.0
-    X[:, 3, 3] = 1.0
-    X[0, :3] = np.eye(4)[:3, :, None]
-    if X_PC is not None:
-        for (joints, parents, children), single in zip(p.levels, p.single_levels, strict=True):
-            if single is not None:
-                j, par, ch = single
-                P, C = X[par], X_PC[j]
-                np.einsum('ikn,kjn->ijn', P[:3, :3], C[:3, :], out=X[ch, :3, :])
-                X[ch, :3, 3] += P[:3, 3]
-            else:
-                P, C = X[parents], X_PC[joints]
-                out = np.einsum('likn,lkjn->lijn', P[:, :3, :3], C[:, :3, :])
-                out[:, :, 3] += P[:, :3, 3]
-                X[children, :3, :] = out
-        return X
-    if Q is None:
-        raise InvalidArgumentError('sweep_levels: give Q or X_PC')
-    QT = np.ascontiguousarray(Q.T)
-    for groups in p.structured.levels:
-        fixed, revolute, prismatic, other = groups
-        for kind, g in enumerate((fixed, revolute, prismatic)):
-            if g is None:
-                continue
-            P = X[g.parents, :3]  # (m, 3, 4, N)
-            A = np.einsum('mikn,mkj->mijn', P[:, :, :3], g.pre[:, :3, :])
-            A[:, :, 3] += P[:, :, 3]
-            if kind == 1:
-                theta = QT[g.q]  # (m, N)
-                c, s = np.cos(theta)[:, None], np.sin(theta)[:, None]
-                A0 = A[:, :, 0].copy()
-                A[:, :, 0] = c * A0 + s * A[:, :, 1]
-                A[:, :, 1] = c * A[:, :, 1] - s * A0
-                if g.post is not None:
-                    A[:, :, :3] = np.einsum('mikn,mkj->mijn', A[:, :, :3], g.post)
-            elif kind == 2:
-                # translation along the joint axis: R_WJ @ axis_J * q
-                A[:, :, 3] += np.einsum('mikn,mk->min', A[:, :, :3], g.axis) * QT[g.q][:, None]
-            X[g.children, :3] = A
-        if other is not None:  # planar / floating / rpy_floating: generic product
-            dense = np.broadcast_to(np.eye(4), (N, model.joint_count, 4, 4)).copy()
-            dense = _multi_dof_transforms(model, p, Q, dense)
-            C = np.moveaxis(dense[:, other.joints], 0, -1)  # (m, 4, 4, N)
-            P = X[other.parents]
-            out = np.einsum('mikn,mkjn->mijn', P[:, :3, :3], C[:, :3, :])
-            out[:, :, 3] += P[:, :3, 3]
-            X[other.children, :3] = out
-    return X

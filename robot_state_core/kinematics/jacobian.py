@@ -1,4 +1,9 @@
-"""Jacobians: the point-Jacobian column kernel, per-link Jacobians, mimic folding, frames.
+"""Jacobians: point Jacobians of links (the compiled kernel), mimic folding, frames.
+
+One kernel: :func:`jacobian` runs :func:`robot_state_core.kinematics.compiled.point_jacobian`
+on the link's tables (:func:`link_columns`); its columns and :func:`point_jacobian_columns`'
+come from the one column function
+:func:`robot_state_core.kinematics.compiled.jacobian_column`.
 
 Rows ``[linear (3); angular (3)]`` (MoveIt's layout) in the model frame; see
 :mod:`robot_state_core.kinematics` for the velocity-variable conventions.
@@ -13,13 +18,14 @@ from robot_state_core._typing import (
     FloatArray,
     IntArray,
 )
-from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import InvalidArgumentError
-from robot_state_core.kinematics.forward import forward_kinematics
+from robot_state_core.kinematics.forward import forward_kinematics, kernel_rows
 from robot_state_core.kinematics.plan import (
+    broadcast_batch,
     check_configuration,
     check_link,
     check_point,
+    compiled_kernels,
     KinematicsPlan,
     LINK_COLUMNS_CACHE_SIZE,
     LinkColumns,
@@ -61,42 +67,43 @@ def jacobian(model: RobotModel, q: ArrayLike, link: str | int, point_L: ArrayLik
     elif X_WL.shape[-3:] != (p.link_count, 4, 4):
         raise InvalidArgumentError(f'jacobian: X_WL must have shape (..., {p.link_count}, 4, '
                                    f'4), got {X_WL.shape}')
-    c = _link_columns(model, p, li)
+    c = link_columns(model, p, li)
     batch = X_WL.shape[:-3]
     J = np.zeros((*batch, 6, model.nv))
-    if not c.columns.size:
+    if not c.columns.shape[0]:
         return J
-    R = X_WL[..., c.child_links, :3, :3]  # (..., k, 3, 3)
-    if c.joint_frame.size:
-        R = R.copy()
-        R[..., c.joint_frame, :, :] = (X_WL[..., c.parent_links, :3, :3]
-                                       @ c.R_PJ)
-    axis = (R @ c.axes[..., None])[..., 0]  # (..., k, 3) in W
-    X_T = X_WL[..., li, :, :]
-    point_W = X_T[..., :3, 3] if point is None else (
-        (X_T[..., :3, :3] @ point[..., None])[..., 0] + X_T[..., :3, 3])
-    d = point_W[..., None, :] - X_WL[..., :3, 3][..., c.child_links, :]
-    columns = point_jacobian_columns(axis, d, prismatic=c.prismatic)  # (..., k, 6)
-    J[..., c.columns] = np.swapaxes(columns, -1, -2)
+    rows = X_WL.reshape(-1, p.link_count, 4, 4)
+    if not (rows.flags.c_contiguous and rows.flags.writeable):
+        rows = np.array(rows, dtype=np.float64, order='C')
+    if point is None:
+        points = _ORIGIN_ROW
+    elif point.shape[:-1] in ((), batch):
+        points = kernel_rows(point)
+    else:  # a batch of points: broadcast against the batch of poses
+        shape = broadcast_batch(X_WL[..., 0, :3], point, 'jacobian', 'point_L')
+        rows = np.array(np.broadcast_to(X_WL, (*shape, p.link_count, 4, 4))).reshape(
+            -1, p.link_count, 4, 4)
+        points = np.array(np.broadcast_to(point, (*shape, 3))).reshape(-1, 3)
+        J = np.zeros((*shape, 6, model.nv))
+    compiled_kernels().point_jacobian(rows, li, points, c.columns, c.frames,
+                                      J.reshape(-1, 6, model.nv))
     return J
 
 
-_LEVI_CIVITA = np.zeros((3, 3, 3))
-_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
-_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
-_SMALL_JACOBIAN = 64
-'''Columns up to which one Jacobian's cross products are one einsum call (fewer numpy calls);
-stacks (batches, IK's tips x columns x rows) use component arithmetic (faster per element).'''
+_ORIGIN_ROW = np.zeros((1, 3))
+# The point argument for the link origin (writable: one kernel signature).
 
 
 def point_jacobian_columns(axis_W: FloatArray, lever_W: FloatArray, *, angular: bool = True,
                            prismatic: IntArray | None = None,
                            column_axis: int = -2) -> FloatArray:
-    """The Jacobian-column kernel: velocity of a point per unit rate of each joint axis.
+    """Jacobian columns: velocity of a point per unit rate of each joint axis.
 
     Revolute columns are ``[axis × lever; axis]``, prismatic ones ``[axis; 0]``, rows
     ``[linear; angular]`` (MoveIt's layout), all in the frame the inputs are expressed in.
-    :func:`jacobian` and IK's iteration Jacobian both build their columns here.
+    A thin wrapper of the compiled column kernel
+    (:func:`~robot_state_core.kinematics.compiled.jacobian_column`) that :func:`jacobian`
+    and IK's iteration Jacobian run.
 
     Args:
         axis_W: ``(..., 3)`` unit joint axes.
@@ -110,30 +117,20 @@ def point_jacobian_columns(axis_W: FloatArray, lever_W: FloatArray, *, angular: 
     Returns:
         ``(..., 6)`` (or ``(..., 3)``) columns, the leading shape of ``lever_W``.
     """
-    shape = lever_W.shape[:-1]
-    if lever_W.ndim == 2 and shape[0] <= _SMALL_JACOBIAN \
-            and axis_W.shape == lever_W.shape:  # one Jacobian: one call is cheapest
-        linear = np.einsum('ijk,...j,...k->...i', _LEVI_CIVITA, axis_W, lever_W)
-        out = np.concatenate((linear, axis_W), axis=-1) if angular else linear
-    else:  # component arithmetic: cheapest for IK's (tips, columns, rows) stacks
-        out = np.empty((*shape, 6 if angular else 3))
-        a0, a1, a2 = axis_W[..., 0], axis_W[..., 1], axis_W[..., 2]
-        l0, l1, l2 = lever_W[..., 0], lever_W[..., 1], lever_W[..., 2]
-        out[..., 0] = a1 * l2 - a2 * l1
-        out[..., 1] = a2 * l0 - a0 * l2
-        out[..., 2] = a0 * l1 - a1 * l0
-        if angular:
-            out[..., 3:] = axis_W
+    axis = np.asarray(axis_W, dtype=np.float64)
+    lever = np.asarray(lever_W, dtype=np.float64)
+    shape = lever.shape[:-1]
+    mask = np.zeros(shape, dtype=np.bool_)
     if prismatic is not None and prismatic.size:
-        o = np.moveaxis(out, column_axis, 0)  # a view
-        a = np.moveaxis(np.broadcast_to(axis_W, (*shape, 3)), column_axis, 0)
-        o[prismatic, ..., :3] = a[prismatic]
-        if angular:
-            o[prismatic, ..., 3:] = 0.0
-    return out
+        np.moveaxis(mask, column_axis + 1, 0)[prismatic] = True
+    axis_rows = np.array(np.broadcast_to(axis, (*shape, 3))).reshape(-1, 3)
+    out = np.empty((6 if angular else 3, axis_rows.shape[0]))
+    compiled_kernels().jacobian_columns(axis_rows, kernel_rows(lever), mask.reshape(-1), out)
+    return out.T.reshape(*shape, out.shape[0])
 
 
-def _link_columns(model: RobotModel, p: KinematicsPlan, link: int) -> LinkColumns:
+def link_columns(model: RobotModel, p: KinematicsPlan, link: int) -> LinkColumns:
+    """The Jacobian kernel's tables of ``link`` (cached in the plan, bounded)."""
     cache = p.link_columns
     cached = cache.get(link)
     if cached is None:
@@ -146,13 +143,14 @@ def _link_columns(model: RobotModel, p: KinematicsPlan, link: int) -> LinkColumn
             j = parent_joint[parent_link[j]]
         cols = velocity_indices_of_joints(model, np.sort(np.asarray(path, dtype=np.intp)))
         joints = p.v_joint[cols]
-        jf = np.flatnonzero(p.v_in_joint_frame[cols]).astype(np.intp)
-        cached = LinkColumns(
-            _ro(cols, np.intp), _ro(p.child[joints], np.intp), _ro(p.v_axis[cols]),
-            _ro(np.flatnonzero(~p.v_rotational[cols]), np.intp),
-            _ro(jf, np.intp),
-            _ro(p.parent[joints[jf]], np.intp),
-            _ro(np.asarray(model.joint_origins)[joints[jf], :3, :3]))
+        in_f = p.v_in_joint_frame[cols]
+        frames = np.zeros((cols.size, 4, 3))
+        frames[:, 0] = p.v_axis[cols]
+        frames[:, 1:] = np.eye(3)
+        frames[in_f, 1:] = np.asarray(model.joint_origins)[joints[in_f], :3, :3]
+        columns = np.stack([cols, p.child[joints], np.where(in_f, p.parent[joints], -1),
+                            ~p.v_rotational[cols]], axis=1).astype(np.intp)
+        cached = LinkColumns(np.ascontiguousarray(columns), frames)
         if len(cache) >= LINK_COLUMNS_CACHE_SIZE:  # O(depth) each: bounded, so a sweep
             cache.clear()  # over every link of a long chain cannot grow O(L²) memory
         cache[link] = cached

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import math
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -22,13 +24,9 @@ from robot_state_core._typing import (
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.description.joint_motion import one_dof_motion_coefficients
 from robot_state_core.description.joints import JointType
-from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
 from robot_state_core.model.robot_model import RobotModel
-from robot_state_core.spatial.transforms import (
-    check_quat_xyzw,
-    plane_basis,
-    rotation_onto_axis,
-)
+from robot_state_core.spatial.transforms import check_quat_xyzw, plane_basis
 
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
 
@@ -41,15 +39,15 @@ models fold with index arithmetic, so the plan stays O(links + joints) in memory
 
 @dataclass(frozen=True)
 class LinkColumns:
-    """Per-link Jacobian structure: the velocity columns that move the link."""
+    """Per-link Jacobian structure (the Jacobian kernel's tables): the columns moving a link.
 
-    columns: IntArray
-    child_links: IntArray  # link whose origin is each column's centre (and 1-DOF frame)
-    axes: FloatArray  # (k, 3) axes in the column's frame
-    prismatic: IntArray  # positions (within columns) of translational variables
-    joint_frame: IntArray  # positions (within columns) expressed in the joint frame F
-    parent_links: IntArray  # parent link of those
-    R_PJ: FloatArray  # (f, 3, 3) their joint-origin rotations
+    Writable for numba's fast argument typing (like the FK tables); nothing writes them.
+    """
+
+    columns: IntArray  # (k, 4): velocity variable, child link of its joint (the centre of
+    # rotation and the 1-DOF frame), parent link if expressed in the joint frame F (else -1),
+    # 1 if translational
+    frames: FloatArray  # (k, 4, 3): axis in the column's frame, then R_PJ (rows) for F
 
 
 @dataclass(frozen=True)
@@ -63,12 +61,16 @@ class KinematicsPlan:
 
     link_count: int  # L
     joint_count: int  # J
-    theta_index: IntArray  # (J,) q index of each 1-DOF joint's variable, nq for others
-    coefficients: FloatArray  # (4, J, 4, 4): X_PC = B0 + sin B1 + (1 - cos) B2 + q B3
-    coefficients_jk: FloatArray  # (J, 4, 16): the same, for (J, 1, 4) @ (J, 4, 16)
-    coef_template: FloatArray  # (J, 1, 4): [1, 0, 0, 0], the factors' constant column
-    one_dof: IntArray  # joints with one variable
-    one_dof_q: IntArray  # their q indices
+    # Tables of the compiled FK kernel (:mod:`.compiled`), joint order (depth-first, so a
+    # joint's parent link is composed before it). C-contiguous and, unlike every other plan
+    # array, writable: numba types read-only arguments on a slow path (+0.5 µs per array
+    # per call). Nothing writes them.
+    fk_joints: IntArray  # (J, 5): kind (0 fixed, 1 one variable, 2 multi-DOF), q index of
+    # a 1-DOF joint's variable, row of a multi-DOF joint in the motions array, parent link,
+    # child link
+    fk_coefficients: FloatArray  # (J, 4, 3, 4): X_PC = B0 + sin θ B1 + (1 - cos θ) B2 + θ B3
+    # (top rows; B0 = X_PJ for every joint)
+    fk_multi_count: int  # K: multi-DOF joints (planar, then floating, then rpy_floating)
     planar: IntArray
     planar_q: IntArray  # (P, 3)
     planar_basis: FloatArray  # (P, 3, 3)
@@ -78,11 +80,7 @@ class KinematicsPlan:
     rpy: IntArray
     rpy_q: IntArray  # (R, 6)
     child: IntArray
-    child_in_order: bool  # child == 1 .. J (the model's link order): composing needs no scatter
     parent: IntArray
-    jump_ancestors: tuple[IntArray, ...]  # pointer-jumping steps over L + 1 slots
-    levels: tuple[tuple[IntArray, IntArray, IntArray], ...]  # (joints, parents, children)
-    single_levels: tuple[tuple[int, int, int] | None, ...]
     # Jacobian columns, one per velocity variable:
     v_joint: IntArray  # (nv,) owning joint
     v_rotational: BoolArray  # (nv,)
@@ -94,12 +92,28 @@ class KinematicsPlan:
     mimic_multiplier: FloatArray
     mimic_fold: FloatArray | None  # (nv, nv): J_folded = J @ mimic_fold; None for large nv
     angle_variables: IntArray  # q indices of angles that wrap (continuous, planar theta)
-    structured: StructuredPlan  # per-level joint groups of the batched FK
     link_columns: dict[int, LinkColumns] = field(default_factory=dict, compare=False,
                                                   repr=False)
     '''Jacobian structure per link, filled on first use (bounded, see
     ``LINK_COLUMNS_CACHE_SIZE``): the only mutable part, a cache of pure functions of the
     model.'''
+
+
+_compiled: ModuleType | None = None
+
+
+def compiled_kernels() -> Any:
+    """The compiled kernels (:mod:`robot_state_core.kinematics.compiled`), imported on first use.
+
+    Lazy on purpose (allow-listed in ``test_import_structure``): numba costs 0.4-0.7 s to
+    import, which ``import robot_state_core`` and a node's first ``/tf_static`` (fixed joints
+    need no FK) should not pay. Typed ``Any``: numba's dispatchers carry no annotations.
+    """
+    global _compiled
+    if _compiled is None:
+        from robot_state_core.kinematics import compiled
+        _compiled = compiled
+    return _compiled
 
 
 def plan(model: RobotModel) -> KinematicsPlan:
@@ -112,32 +126,30 @@ def _build_plan(model: RobotModel) -> KinematicsPlan:
     types = model.joint_types
     X_PJ = np.asarray(model.joint_origins)
     axes = np.asarray(model.joint_axes)
-    theta_index = np.full(J, nq, dtype=np.intp)
-    B = np.zeros((4, J, 4, 4))
-    B[0] = X_PJ
-    for j, t in enumerate(types):  # plan construction (once per model), not a hot path
-        if t in _ONE_DOF:
-            theta_index[j] = model.joint_q_start[j]
-            B[1:, j] = X_PJ[j] @ one_dof_motion_coefficients(t, axes[j])[1:]
+    child = np.asarray(model.joint_child_link)
+    parent = np.asarray(model.joint_parent_link)
+    parent_joint = np.asarray(model.link_parent_joint)
+    if np.any(parent_joint[parent] >= np.arange(J)):  # the model's depth-first joint order
+        raise RobotStateCoreError('kinematics plan: joints are not in topological order')
     idx = {t: np.array([j for j, tt in enumerate(types) if tt is t], dtype=np.intp)
            for t in (JointType.PLANAR, JointType.FLOATING, JointType.RPY_FLOATING)}
+    fk_joints = np.zeros((J, 5), dtype=np.intp)
+    fk_joints[:, 3] = parent
+    fk_joints[:, 4] = child
+    B = np.zeros((J, 4, 3, 4))
+    B[:, 0] = X_PJ[:, :3]
+    multi = np.concatenate([idx[JointType.PLANAR], idx[JointType.FLOATING],
+                            idx[JointType.RPY_FLOATING]])
+    fk_joints[multi, 0] = 2
+    fk_joints[multi, 2] = np.arange(multi.size)
+    for j, t in enumerate(types):  # plan construction (once per model), not a hot path
+        if t in _ONE_DOF:
+            fk_joints[j, :2] = 1, model.joint_q_start[j]
+            B[j, 1:] = (X_PJ[j] @ one_dof_motion_coefficients(t, axes[j])[1:])[:, :3]
 
     def q_slices(joints: IntArray, n: int) -> IntArray:
         return (np.asarray(model.joint_q_start)[joints][:, None] + np.arange(n)).reshape(-1, n)
 
-    child = np.asarray(model.joint_child_link)
-    parent = np.asarray(model.joint_parent_link)
-    # Pointer jumping over L + 1 slots (slot L is the identity).
-    anc = np.full(L + 1, L, dtype=np.intp)
-    anc[child] = parent
-    anc[0] = L
-    steps = []
-    while not np.all(anc == L):  # ceil(log2(depth)) + 1 steps
-        steps.append(_ro(anc, np.intp))
-        anc = anc[anc]
-    levels = tuple((lv, parent[lv], child[lv]) for lv in model.levels)
-    single = tuple((int(lv[0]), int(parent[lv[0]]), int(child[lv[0]])) if lv.size == 1 else None
-                   for lv in model.levels)
     # Velocity columns.
     v_joint = np.repeat(np.arange(J, dtype=np.intp), np.asarray(model.joint_nv))
     v_rot = np.zeros(nv, dtype=bool)
@@ -166,14 +178,10 @@ def _build_plan(model: RobotModel) -> KinematicsPlan:
     mimic_v = q_to_v[np.asarray(model.mimic_variable)]
     mimic_src_v = q_to_v[np.asarray(model.mimic_source)]
     planar = idx[JointType.PLANAR]
-    one_dof = np.flatnonzero(theta_index < nq).astype(np.intp)
     return KinematicsPlan(
         link_count=L, joint_count=J,
-        theta_index=_ro(np.where(theta_index < nq, theta_index, 0), np.intp),
-        coefficients=_ro(B),
-        coefficients_jk=_ro(B.reshape(4, J, 16).transpose(1, 0, 2)),
-        coef_template=_ro(np.broadcast_to([1.0, 0.0, 0.0, 0.0], (J, 1, 4))),
-        one_dof=_ro(one_dof, np.intp), one_dof_q=_ro(theta_index[one_dof], np.intp),
+        fk_joints=np.ascontiguousarray(fk_joints), fk_coefficients=np.ascontiguousarray(B),
+        fk_multi_count=int(multi.size),
         planar=_ro(planar, np.intp), planar_q=_ro(q_slices(planar, 3), np.intp),
         planar_basis=_ro(np.stack([plane_basis(axes[j]) for j in planar]) if planar.size
                          else np.zeros((0, 3, 3))),
@@ -184,8 +192,6 @@ def _build_plan(model: RobotModel) -> KinematicsPlan:
         rpy=_ro(idx[JointType.RPY_FLOATING], np.intp),
         rpy_q=_ro(q_slices(idx[JointType.RPY_FLOATING], 6), np.intp),
         child=_ro(child, np.intp), parent=_ro(parent, np.intp),
-        child_in_order=bool(np.array_equal(child, np.arange(1, J + 1))),
-        jump_ancestors=tuple(steps), levels=levels, single_levels=single,
         v_joint=_ro(v_joint, np.intp), v_rotational=_ro(v_rot, np.bool_), v_axis=_ro(v_axis),
         v_in_joint_frame=_ro(v_in_f, np.bool_),
         q_of_v=_ro(q_of_v, np.intp), mimic_v=_ro(mimic_v, np.intp),
@@ -193,7 +199,7 @@ def _build_plan(model: RobotModel) -> KinematicsPlan:
         mimic_multiplier=_ro(np.asarray(model.mimic_multiplier)),
         mimic_fold=_ro(_fold_matrix(nv, mimic_v, mimic_src_v, np.asarray(model.mimic_multiplier)))
         if nv <= _DENSE_FOLD_MAX_NV else None,
-        angle_variables=angle_variables(model), structured=_build_structured_plan(model))
+        angle_variables=angle_variables(model))
 
 
 def _fold_matrix(nv: int, mimic_v: IntArray, source_v: IntArray, mult: FloatArray) -> FloatArray:
@@ -272,67 +278,3 @@ def angle_variables(model: RobotModel) -> IntArray:
             if t is JointType.PLANAR]
     out: IntArray = _ro(sorted(idx), np.intp)
     return out
-
-
-# ---------------------------------------------------------------------------- structured batches
-
-
-@dataclass(frozen=True)
-class LevelGroup:
-    """The joints of one tree level that share a kind (fixed, revolute, prismatic, other)."""
-
-    joints: IntArray
-    parents: IntArray | slice  # a slice when contiguous (a chain): views, not gathered copies
-    children: IntArray
-    pre: FloatArray  # (m, 4, 4): X_PJ @ U (revolute: U turns z onto the axis), else X_PJ
-    post: FloatArray | None  # (m, 3, 3): U^T for revolute joints whose axis is not z
-    q: IntArray  # (m,) q index of 1-DOF joints
-    axis: FloatArray  # (m, 3) joint axes in the joint frame
-
-
-@dataclass(frozen=True)
-class StructuredPlan:
-    """The batched FK's joints grouped per tree level and kind."""
-
-    levels: tuple[tuple[LevelGroup | None, ...], ...]  # (fixed, revolute, prismatic, other)
-
-
-def _as_slice(index: IntArray) -> IntArray | slice:
-    """``slice(a, a + m)`` when ``index`` is ``a, a + 1, ..., a + m - 1``, else a copy."""
-    if index.size and np.array_equal(index, np.arange(index[0], index[0] + index.size)):
-        return slice(int(index[0]), int(index[0]) + index.size)
-    out: IntArray = _ro(index, np.intp)
-    return out
-
-
-def _build_structured_plan(model: RobotModel) -> StructuredPlan:
-    X_PJ = np.asarray(model.joint_origins)
-    axes = np.asarray(model.joint_axes)
-    parent = np.asarray(model.joint_parent_link)
-    child = np.asarray(model.joint_child_link)
-    kinds = np.array([0 if t is JointType.FIXED else 1 if t in (
-        JointType.REVOLUTE, JointType.CONTINUOUS) else 2 if t is JointType.PRISMATIC else 3
-        for t in model.joint_types], dtype=np.intp)
-    levels = []
-    for lv in model.levels:
-        groups: list[LevelGroup | None] = []
-        for kind in range(4):
-            js = lv[kinds[lv] == kind]
-            if not js.size:
-                groups.append(None)
-                continue
-            pre = X_PJ[js].copy()
-            post = None
-            if kind == 1:
-                U = np.stack([rotation_onto_axis(axes[j]) for j in js])  # plan time only
-                pre[:, :3, :3] = pre[:, :3, :3] @ U
-                if not np.allclose(U, np.eye(3)):
-                    post = _ro(np.swapaxes(U, -1, -2))
-            q_index = np.asarray(model.joint_q_start)[js]
-            groups.append(LevelGroup(_ro(js, np.intp), _as_slice(parent[js]),
-                                      _ro(child[js], np.intp), _ro(pre), post,
-                                      _ro(q_index, np.intp), _ro(axes[js])))
-        levels.append(tuple(groups))
-    return StructuredPlan(tuple(levels))
-
-
