@@ -176,10 +176,12 @@ def round_trip(model: RobotModel, group: str, tips: list[str], n: int, seed: int
 ])
 def test_solver_kernel_matches_kinematics(models: dict[str, RobotModel], robot: str,
                                           group: str, tips: list[str]) -> None:
-    """The solver's own FK and Jacobians equal the kinematics module's, for every joint type.
+    """The solver's tip poses and Jacobians equal the kinematics module's, for every joint type.
 
-    (kinematics.forward_kinematics, and kinematics.jacobian with mimic columns folded; the
-    variables outside the group are moved off their defaults to exercise the constants.)
+    The solver runs the same FK and Jacobian kernels on configurations it assembles from its
+    active variables; this checks the assembly (active variables, mimic followers, variables
+    outside the group moved off their defaults) and the column selection and mimic folding
+    against kinematics.forward_kinematics and kinematics.jacobian + fold_mimic_columns.
     """
     model = models[robot]
     rng = np.random.default_rng(20)
@@ -194,8 +196,8 @@ def test_solver_kernel_matches_kinematics(models: dict[str, RobotModel], robot: 
     search = ik._Search(model, entry, base[None],
                         np.broadcast_to(np.eye(4), (1, len(tips), 4, 4)).copy(),
                         IKOptions(num_seeds=1), None, np.random.default_rng(0))
-    Y, X_tip, motions = ik._tip_poses(k, qs[:, k.q_active], search.rows)
-    J = ik._jacobian(k, Y, X_tip, motions)
+    X_WL, X_tip = ik._tip_poses(search, qs[:, k.q_active], search.rows)
+    J = ik._jacobian(k, X_WL)
     for r, q in enumerate(qs):
         X = kin.forward_kinematics(model, q)
         expected = []

@@ -17,11 +17,12 @@ with our own solver instead of a ``KinematicsBase`` plugin:
 
 Algorithm (one search = ``num_seeds`` configurations iterated as one array):
 
-1. Compile, once per (model, group, tips), the *moving tree*: the joints on the root -> tip
-   paths that the active variables move (mimic followers included). Everything between two
-   moving joints is folded, per seed, into a constant transform, so an iteration composes
-   only the moving joints (one batched 4x4 product per joint) and never the rest of the model.
-2. Each iteration computes, for all rows at once, the tip poses, the model-frame error
+1. Compile, once per (model, group, tips), the problem's index tables: the active variables
+   ``z``, the velocity columns of the joints they move (mimic followers folded onto their
+   sources) and the Jacobian tables of the tips.
+2. Each iteration completes every row's configuration from ``z`` and runs the package's one
+   FK kernel and one Jacobian kernel (:mod:`robot_state_core.kinematics.compiled`) on all
+   rows at once: the tip poses, the model-frame error
    ``e = [p_T - p_tip; log(R_T R_tipᵀ)]`` per tip (position-only drops the rotation rows) and
    the point Jacobians ``[linear; angular]`` of the tips (mimic columns folded into their
    sources); several tips stack their rows and are solved jointly.
@@ -63,7 +64,6 @@ from numpy.typing import ArrayLike
 from robot_state_core import kinematics
 from robot_state_core._typing import as_finite_float, BoolArray, FloatArray, IntArray
 from robot_state_core._typing import read_only as _ro
-from robot_state_core.description.joint_motion import multi_dof_motion, one_dof_motion_coefficients
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import (
     InvalidArgumentError,
@@ -72,12 +72,14 @@ from robot_state_core.errors import (
     UnknownNameError,
 )
 from robot_state_core.ik.types import IKOptions, IKRequest, IKResult, IKStatus, ValidityCallback
+from robot_state_core.kinematics.forward import run_forward
+from robot_state_core.kinematics.jacobian import link_columns, link_jacobians
+from robot_state_core.kinematics.plan import LinkColumns
 from robot_state_core.model.joint_model_group import JointModelGroup
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.spatial.transforms import (
     check_quat_xyzw,
     random_quat_xyzw,
-    rigid_inverse,
     rotation_log_and_angle,
     unit_quat_xyzw,
     wrap_angle,
@@ -111,37 +113,17 @@ class _Kernel:
     """
 
     n: int  # free velocity variables (Jacobian columns after folding)
+    nv: int  # the model's velocity variables
     v_active: IntArray  # (n,) their model velocity indices
     q_active: IntArray  # (na,) q indices of the active variables: z = q[:, q_active]
     additive: bool  # every active joint is 1-DOF or planar: z += dv is exact
-    moving: IntArray  # (nm,) model joint indices, ancestors first
-    compose: tuple[tuple[int, int], ...]  # (joint, moving parent or -1), ancestors first
-    ref_link: IntArray  # (nm,) link each moving joint's constant is measured from
-    parent_link: IntArray  # (nm,) parent link of each moving joint
-    static_q: IntArray  # non-moving variables on the tip paths (the constants depend on them)
-    one_dof: IntArray  # positions in ``moving`` of 1-DOF joints
-    all_one_dof: bool  # every moving joint is 1-DOF
-    theta_z: IntArray  # (n1,) z index driving each (source of a mimic follower)
-    theta_multiplier: FloatArray  # (n1,) 1 for active joints, the mimic multiplier otherwise
-    theta_offset: FloatArray  # (n1,)
-    theta_affine: bool  # some 1-DOF moving joint is a mimic follower
-    motion_coefficients: FloatArray  # (n1, 4, 4, 4): M = C0 + sin C1 + (1 - cos) C2 + q C3
-    multi: IntArray  # positions in ``moving`` of planar/floating/rpy joints
-    multi_types: tuple[JointType, ...]
-    multi_z: tuple[IntArray, ...]  # their variables in z
-    multi_basis: tuple[FloatArray, ...]  # planar plane bases (identity for other types)
-    multi_columns: tuple[IntArray, ...]  # their Jacobian columns
-    col_moving: IntArray  # (nc,) moving position of each Jacobian column
-    columns_are_joints: bool  # col_moving == arange(nm)
-    col_axis: FloatArray  # (nc, 3) axis in the column's frame
-    prismatic_columns: IntArray  # columns of translational variables
+    static_q: IntArray  # non-moving variables on the tip paths (the tip poses depend on them)
+    col_v: IntArray  # (nc,) model velocity variables of the joints the active variables move
     fold: FloatArray  # (nc, n) column -> free variable (mimic multipliers)
     fold_needed: bool  # fold is not the identity
     tips: IntArray  # (T,) tip link indices
-    tip_moving: IntArray  # (T,) moving position of each tip's nearest moving ancestor
-    tip_ref_link: IntArray  # (T,) child link of that joint
-    tip_mask: FloatArray  # (T, nc) 1 where the column moves the tip
-    tip_mask_needed: bool  # some column does not move some tip
+    tip_columns: tuple[LinkColumns, ...]  # (T,) the Jacobian kernel's tables of each tip
+    has_mimic: bool  # the model has mimic variables (full configurations apply them)
     position_only: bool
     z_lower: FloatArray  # (na,) clip bounds (-inf/inf where a variable is not clipped)
     z_upper: FloatArray
@@ -160,7 +142,6 @@ class _Kernel:
 @dataclass
 class _KernelCache:
     kernel: _Kernel
-    constants: tuple[bytes, _Constants] | None = None  # the last single-seed constants
     table: tuple[bytes, tuple[FloatArray, FloatArray, FloatArray, BoolArray]] | None = None
     iteration_cost: dict[int, float] = field(default_factory=dict)  # rows -> seconds
 
@@ -232,43 +213,14 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
             link = int(model.joint_parent_link[j])
         return nm
 
-    moving_a = np.asarray(moving, dtype=np.intp)
-    moving_parent = np.array([nearest_moving(int(model.joint_parent_link[j])) for j in moving],
-                             dtype=np.intp)
-    child_link = np.asarray(model.joint_child_link)
-    ref_link = np.array([int(child_link[moving[m]]) if m < nm else 0 for m in moving_parent],
-                        dtype=np.intp)
     tip_moving = np.array([nearest_moving(t) for t in tips], dtype=np.intp)
     if np.any(tip_moving == nm):
         static = [model.link_names[t] for t, m in zip(tips, tip_moving, strict=True) if m == nm]
         raise ValueError(f'tip link(s) {static} are not moved by the active joints of group '
                          f'{group.name!r}')
-    # 1-DOF motions M(theta) in the joint frame, theta = multiplier * z[source] + offset.
-    one_dof = [i for i, j in enumerate(moving) if types[j] in _ONE_DOF]
-    coefficients = np.zeros((len(one_dof), 4, 4, 4))
-    theta_z, theta_mult, theta_off = [], [], []
-    axes = np.asarray(model.joint_axes)
-    for r, i in enumerate(one_dof):
-        j = moving[i]
-        qj = int(q_start[j])
-        src, mult, off = mimic.get(qj, (qj, 1.0, 0.0)) if j not in active_set else (qj, 1.0, 0.0)
-        theta_z.append(z_of_q[src])
-        theta_mult.append(mult)
-        theta_off.append(off)
-        coefficients[r] = one_dof_motion_coefficients(types[j], axes[j])
-    multi = [i for i, j in enumerate(moving) if types[j] in _MULTI_DOF]
-    multi_z, multi_basis = [], []
-    for i in multi:
-        j = moving[i]
-        multi_z.append(_ro([z_of_q[v] for v in range(int(q_start[j]), int(q_start[j] + nq_of[j]))],
-                           np.intp))
-        basis = np.eye(3)
-        if types[j] is JointType.PLANAR:
-            basis = np.asarray(p.planar_basis)[int(np.flatnonzero(p.planar == j)[0])]
-        multi_basis.append(_ro(basis))
     # Jacobian columns: every velocity variable of every moving joint, folded onto z.
-    col_moving, col_v, fold_rows = [], [], []
-    for i, j in enumerate(moving):
+    col_v, fold_rows = [], []
+    for j in moving:
         for v in range(int(v_start[j]), int(v_start[j] + nv_of[j])):
             row = np.zeros(n)
             if j in active_set:
@@ -276,21 +228,10 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
             else:  # a mimic follower: its column adds to its source's
                 src, mult, _ = mimic[int(q_start[j])]
                 row[column_of_v[int(v_start[int(model.variable_joint[src])])]] = mult
-            col_moving.append(i)
             col_v.append(v)
             fold_rows.append(row)
     cv = np.asarray(col_v, dtype=np.intp)
-    col_moving_a = np.asarray(col_moving, dtype=np.intp)
     fold = np.asarray(fold_rows).reshape(cv.size, n)
-    multi_columns = tuple(_ro(np.flatnonzero(col_moving_a == i), np.intp) for i in multi)
-    tip_mask = np.zeros((len(tips), cv.size))
-    for t, tm in enumerate(tip_moving):
-        chain = set()
-        m = int(tm)
-        while m < nm:
-            chain.add(m)
-            m = int(moving_parent[m])
-        tip_mask[t] = [1.0 if c in chain else 0.0 for c in col_moving_a]
     # Bounds in z.
     bounded = np.asarray(model.variable_bounded)[q_active]
     lower = np.asarray(model.variable_lower)[q_active]
@@ -330,29 +271,12 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
     s_hi = np.where(is_rpy, np.pi, upper)[sample_z]
     additive = all(types[j] in _ONE_DOF or types[j] is JointType.PLANAR for j in active_joints)
     return _Kernel(
-        n=n, v_active=_ro(v_active, np.intp), q_active=_ro(q_active, np.intp),
-        additive=additive, moving=_ro(moving_a, np.intp),
-        compose=tuple((i, int(m) if m < nm else -1) for i, m in enumerate(moving_parent)),
-        ref_link=_ro(ref_link, np.intp),
-        parent_link=_ro(np.asarray(model.joint_parent_link)[moving_a], np.intp),
-        static_q=_ro(static_q, np.intp), one_dof=_ro(one_dof, np.intp),
-        all_one_dof=len(one_dof) == nm,
-        theta_z=_ro(theta_z, np.intp), theta_multiplier=_ro(theta_mult),
-        theta_offset=_ro(theta_off),
-        theta_affine=bool(np.any(np.asarray(theta_mult) != 1.0)
-                          or np.any(np.asarray(theta_off) != 0.0)),
-        motion_coefficients=_ro(coefficients), multi=_ro(multi, np.intp),
-        multi_types=tuple(types[moving[i]] for i in multi), multi_z=tuple(multi_z),
-        multi_basis=tuple(multi_basis), multi_columns=multi_columns,
-        col_moving=_ro(col_moving_a, np.intp),
-        columns_are_joints=bool(np.array_equal(col_moving_a, np.arange(nm))),
-        col_axis=_ro(np.asarray(p.v_axis)[cv] if cv.size else np.zeros((0, 3))),
-        prismatic_columns=_ro(np.flatnonzero(~np.asarray(p.v_rotational)[cv]), np.intp),
-        fold=_ro(fold),
-        fold_needed=fold.shape != (n, n) or not np.array_equal(fold, np.eye(n)),
-        tips=_ro(tips, np.intp), tip_moving=_ro(tip_moving, np.intp),
-        tip_ref_link=_ro(child_link[moving_a[tip_moving]], np.intp), tip_mask=_ro(tip_mask),
-        tip_mask_needed=not bool(np.all(tip_mask == 1.0)), position_only=position_only,
+        n=n, nv=model.nv, v_active=_ro(v_active, np.intp), q_active=_ro(q_active, np.intp),
+        additive=additive, static_q=_ro(static_q, np.intp), col_v=_ro(cv, np.intp),
+        fold=_ro(fold), fold_needed=fold.shape != (n, n) or not np.array_equal(fold, np.eye(n)),
+        tips=_ro(tips, np.intp),
+        tip_columns=tuple(link_columns(model, p, t) for t in tips),
+        has_mimic=bool(len(model.mimic_variable)), position_only=position_only,
         z_lower=_ro(np.where(clip, lower, -np.inf)), z_upper=_ro(np.where(clip, upper, np.inf)),
         clip_z=_ro(clip_z, np.intp), wrap_z=_ro(wrap, np.intp), sample_z=_ro(sample_z, np.intp),
         sample_lower=_ro(s_lo), sample_range=_ro(s_hi - s_lo),
@@ -361,111 +285,38 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
         sampled_mask=_ro(sampled, np.bool_), table_ok=bool(np.all(sampled | ~influential)))
 
 
-@dataclass(frozen=True)
-class _Constants:
-    """Per-problem constant transforms (they depend on the seed's non-moving variables)."""
-
-    local: FloatArray  # (P, nm, 4, 4): X_{ref link, joint frame F}
-    motion: FloatArray  # (P, n1, 4, 16): local[one_dof] @ motion coefficients
-    tip: FloatArray  # (P, T, 4, 4): X_{tip ref link, tip}
-
-
-def _constants(model: RobotModel, entry: _KernelCache, q: FloatArray) -> _Constants:
-    """Constants for the configurations ``q`` ``(P, nq)`` (the last single one is cached)."""
-    k = entry.kernel
-    key = None
-    if q.shape[0] == 1:
-        key = q[0, k.static_q].tobytes()
-        cached = entry.constants
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        X = kinematics.forward_kinematics(model, q[0])[None]  # the single-q FK is faster
-    else:
-        X = kinematics.forward_kinematics(model, q)  # (P, L, 4, 4)
-    X_PJ = np.asarray(model.joint_origins)[k.moving]
-    local = rigid_inverse(X[:, k.ref_link]) @ X[:, k.parent_link] @ X_PJ
-    tip = rigid_inverse(X[:, k.tip_ref_link]) @ X[:, k.tips]
-    D = local[:, k.one_dof]  # (P, n1, 4, 4)
-    motion = (D[:, :, None] @ k.motion_coefficients).reshape(D.shape[0], D.shape[1], 4, 16)
-    c = _Constants(local, motion, tip)
-    if key is not None:
-        entry.constants = (key, c)  # one reference swap: safe with concurrent readers
-    return c
-
-
 # ------------------------------------------------------------------------------ iteration kernels
 
 
 @dataclass(frozen=True)
-class _RowConstants:
-    """Constants laid out for a set of rows (joint/tip-major).
+class _Rows:
+    """What a set of rows keeps fixed: the configurations ``z`` completes, and the targets."""
 
-    One problem shares its constants between rows, with the motion coefficients pre-multiplied
-    by each joint's constant transform. Several problems keep per-row constant transforms
-    (``local``) and multiply the shared motion ``M(theta)`` by them every iteration, which
-    needs 4x less memory than per-row pre-multiplied coefficients.
-    """
-
-    motion: FloatArray  # (n1, 4, 16): local @ M coefficients (one problem), else M coefficients
-    local: FloatArray  # (nm, 4, 4) shared, or (nm, R, 4, 4) per row
-    local_one_dof: FloatArray | None  # (n1, R, 4, 4) per row (several problems), else None
-    tip: FloatArray  # (T, 1, 4, 4) shared, or (T, R, 4, 4)
-    target: FloatArray  # (T, 1, 4, 4) shared, or (T, R, 4, 4): X_WT
+    base: FloatArray  # (R, nq), or (1, nq) shared: non-active variables of each row
+    target: FloatArray  # (T, R, 4, 4), or (T, 1, 4, 4) shared: X_WT
 
     @staticmethod
-    def bind(k: _Kernel, c: _Constants, X_WT: FloatArray,
-             prob: IntArray | None) -> _RowConstants:
+    def bind(base: FloatArray, X_WT: FloatArray, prob: IntArray | None) -> _Rows:
         """Rows of problems ``prob`` (``None``: every row belongs to problem 0)."""
         if prob is None:
-            return _RowConstants(c.motion[0], c.local[0], None, c.tip[0][:, None],
-                                 X_WT[0][:, None])
-        local = np.swapaxes(c.local[prob], 0, 1)
-        return _RowConstants(k.motion_coefficients.reshape(-1, 4, 16), local,
-                             np.ascontiguousarray(local[k.one_dof]),
-                             np.swapaxes(c.tip[prob], 0, 1), np.swapaxes(X_WT[prob], 0, 1))
+            return _Rows(base[:1], X_WT[0][:, None])
+        return _Rows(base[prob], np.swapaxes(X_WT[prob], 0, 1))
 
 
-def _tip_poses(k: _Kernel, z: FloatArray, rc: _RowConstants
-               ) -> tuple[FloatArray, FloatArray, list[FloatArray]]:
-    """FK of the moving tree for ``z`` ``(R, na)``.
+def _tip_poses(search: _Search, z: FloatArray, rows: _Rows) -> tuple[FloatArray, FloatArray]:
+    """FK of the rows ``z`` ``(R, na)``: the package's FK kernel on full configurations.
 
     Returns:
-        ``(Y, X_WT, motions)``: ``Y`` ``(nm, R, 4, 4)`` the pose of each moving joint's child
-        link in the model frame, the tip poses ``(T, R, 4, 4)``, and the motion of each
-        multi-DOF joint ``(R, 4, 4)``.
+        ``(X_WL, X_tip)``: every link pose ``(R, L, 4, 4)`` and the tip poses
+        ``(T, R, 4, 4)``, in the model frame.
     """
-    R = z.shape[0]
-    n1 = k.one_dof.size
-    L = np.empty((0 if k.all_one_dof else k.moving.size, R, 4, 4))  # X_{ref, child} per joint
-    if n1:
-        theta = z.T[k.theta_z]  # (n1, R)
-        if k.theta_affine:
-            theta = theta * k.theta_multiplier[:, None] + k.theta_offset[:, None]
-        coef = np.empty((n1, R, 4))
-        coef[..., 0] = 1.0
-        np.sin(theta, out=coef[..., 1])
-        np.cos(theta, out=coef[..., 2])
-        np.subtract(1.0, coef[..., 2], out=coef[..., 2])
-        coef[..., 3] = theta
-        L1 = np.matmul(coef, rc.motion).reshape(n1, R, 4, 4)
-        if rc.local_one_dof is not None:
-            L1 = rc.local_one_dof @ L1
-        if k.all_one_dof:
-            L = L1
-        else:
-            L[k.one_dof] = L1
-    motions = []
-    for r, i in enumerate(k.multi):
-        M = multi_dof_motion(k.multi_types[r], z[:, k.multi_z[r]], k.multi_basis[r])
-        motions.append(M)
-        L[i] = rc.local[i] @ M
-    Y = np.empty_like(L)
-    for i, parent in k.compose:  # a separate output avoids numpy's overlap copies
-        if parent < 0:
-            Y[i] = L[i]
-        else:
-            np.matmul(Y[parent], L[i], out=Y[i])
-    return Y, Y[k.tip_moving] @ rc.tip, motions
+    k = search.k
+    q = np.repeat(rows.base, z.shape[0], axis=0) if rows.base.shape[0] == 1 else rows.base.copy()
+    q[:, k.q_active] = z
+    if k.has_mimic:
+        search.model.apply_mimic(q)
+    X_WL = run_forward(search.plan, q)
+    return X_WL, np.swapaxes(X_WL[:, k.tips], 0, 1)
 
 
 def _errors(k: _Kernel, X_tip: FloatArray, X_WT: FloatArray
@@ -491,32 +342,21 @@ def _errors(k: _Kernel, X_tip: FloatArray, X_WT: FloatArray
     return stacked, perr, rerr
 
 
-def _jacobian(k: _Kernel, Y: FloatArray, X_tip: FloatArray,
-              motions: list[FloatArray]) -> FloatArray:
-    """Tip point Jacobians ``(R, T * width, n)`` of the free variables.
+def _jacobian(k: _Kernel, X_WL: FloatArray) -> FloatArray:
+    """Tip point Jacobians ``(R, T * width, n)`` of the free variables (the Jacobian kernel).
 
     Rows ``[linear; angular]`` per tip in the model frame; mimic followers are folded into
     their sources' columns.
     """
-    T, R = X_tip.shape[:2]
+    R, T = X_WL.shape[0], k.tips.size
     width = 3 if k.position_only else 6
-    Y_col = Y if k.columns_are_joints else Y[k.col_moving]  # (nc, R, 4, 4)
-    R_col = Y_col[..., :3, :3]
-    if k.multi.size:  # multi-DOF variables are expressed in the joint frame F, not the child
-        R_col = R_col.copy()
-        for r, i in enumerate(k.multi):
-            R_F = Y[i, :, :3, :3] @ np.swapaxes(motions[r][:, :3, :3], -1, -2)
-            R_col[k.multi_columns[r]] = R_F
-    a = np.matmul(R_col, k.col_axis[:, None, :, None])[None, ..., 0]  # (1, nc, R, 3)
-    lever = X_tip[:, None, :, :3, 3] - Y_col[None, :, :, :3, 3]  # (T, nc, R, 3)
-    Jc = kinematics.point_jacobian_columns(a, lever, angular=width == 6,
-                                           prismatic=k.prismatic_columns, column_axis=-3)
-    if k.tip_mask_needed:
-        Jc *= k.tip_mask[:, :, None, None]
-    J = Jc.transpose(2, 0, 3, 1)  # (R, T, width, nc)
+    J_all = np.zeros((T, R, 6, k.nv))
+    for t in range(T):
+        link_jacobians(X_WL, int(k.tips[t]), k.tip_columns[t], J_all[t])
+    J = J_all[:, :, :width][..., k.col_v]  # (T, R, width, nc)
     if k.fold_needed:
         J = J @ k.fold
-    return J.reshape(R, T * width, k.n)
+    return np.swapaxes(J, 0, 1).reshape(R, T * width, k.n)
 
 
 # ------------------------------------------------------------------------------ search
@@ -543,7 +383,8 @@ class _Search:
         self.base = base  # (P, nq): projected seeds; non-group variables never change
         self.base_z = base[:, k.q_active]
         self.targets = X_WT  # (P, T, 4, 4)
-        self.const = _constants(model, entry, base)
+        self.plan = kinematics.plan(model)
+        self.rows_of_one = _Rows(base[:1], X_WT[0][:, None])
         K = options.num_seeds
         self.prob = np.repeat(np.arange(P), K)
         self.z = self.base_z[self.prob]
@@ -629,7 +470,7 @@ class _Search:
                 z_new = z_table[new]
                 if not k.sample_all:
                     z_new = np.where(k.sampled_mask, z_new, self.base_z[0])
-                _, X_tip, _ = _tip_poses(k, z_new, self.rows_of_one)
+                _, X_tip = _tip_poses(self, z_new, self.rows_of_one)
                 p_table[:, new] = X_tip[..., :3, 3]
                 r_table[:, new] = X_tip[..., :3, :3].reshape(*X_tip.shape[:2], 9)
                 known[new] = True
@@ -645,9 +486,8 @@ class _Search:
             score = np.empty(prob.size)
             for lo in range(0, prob.size, _POOL_CHUNK):
                 sl = slice(lo, lo + _POOL_CHUNK)
-                rc = _RowConstants.bind(k, self.const, self.targets,
-                                        None if P == 1 else prob[sl])
-                _, X_tip, _ = _tip_poses(k, cand[sl], rc)
+                rc = _Rows.bind(self.base, self.targets, None if P == 1 else prob[sl])
+                _, X_tip = _tip_poses(self, cand[sl], rc)
                 score[sl] = self._score(X_tip, rc.target)
             cand = cand[np.argsort(score) if P == 1 else np.lexsort((score, prob))]
         self.pool = cand.reshape(P, size, -1)
@@ -675,7 +515,6 @@ class _Search:
         entry, k = self.entry, self.k
         if not k.table_ok:
             return None
-        self.rows_of_one = _RowConstants.bind(k, self.const, self.targets, None)
         key = self.base[0, k.static_q].tobytes()
         cached = entry.table
         if cached is not None and cached[0] == key:
@@ -715,8 +554,7 @@ class _Search:
 
     def _bind_rows(self) -> None:
         """Lay the per-problem constants out for the current rows."""
-        self.rows = _RowConstants.bind(self.k, self.const, self.targets,
-                                       None if self.P == 1 else self.prob)
+        self.rows = _Rows.bind(self.base, self.targets, None if self.P == 1 else self.prob)
 
     # -- main loop
 
@@ -738,9 +576,9 @@ class _Search:
                 return 'deadline'
             if max_iterations is not None and self.iterations >= max_iterations:
                 return 'iterations'
-            Y, X_tip, motions = _tip_poses(k, self.z, self.rows)
+            X_WL, X_tip = _tip_poses(self, self.z, self.rows)
             e, perr, rerr = _errors(k, X_tip, self.rows.target)
-            J = _jacobian(k, Y, X_tip, motions)
+            J = _jacobian(k, X_WL)
             self.iterations += 1
             norm = np.vecdot(e, e)
             self._track_best(norm, perr, rerr)
@@ -1183,7 +1021,7 @@ def prepare_ik(model: RobotModel, group: str, tip_links: Sequence[str] = (), *,
         z_table, p_table, r_table, known = table
         z = z_table if entry.kernel.sample_all else np.where(
             entry.kernel.sampled_mask, z_table, search.base_z[0])
-        _, X_tip, _ = _tip_poses(entry.kernel, z, search.rows_of_one)
+        _, X_tip = _tip_poses(search, z, search.rows_of_one)
         p_table[:] = X_tip[..., :3, 3]
         r_table[:] = X_tip[..., :3, :3].reshape(*X_tip.shape[:2], 9)
         known[:] = True

@@ -94,6 +94,19 @@ _ORIGIN_ROW = np.zeros((1, 3))
 # The point argument for the link origin (writable: one kernel signature).
 
 
+def link_jacobians(X_WL: FloatArray, link: int, columns: LinkColumns, out: FloatArray) -> None:
+    """The Jacobian kernel on trusted kernel rows (IK's iteration): the origin of ``link``.
+
+    Args:
+        X_WL: ``(R, L, 4, 4)`` C-contiguous link poses (the FK kernel's output).
+        link: Link index.
+        columns: ``link_columns(model, plan, link)``.
+        out: ``(R, 6, nv)`` C-contiguous zeros; the link's columns are written.
+    """
+    compiled_kernels().point_jacobian(X_WL, link, _ORIGIN_ROW, columns.columns, columns.frames,
+                                      out)
+
+
 def point_jacobian_columns(axis_W: FloatArray, lever_W: FloatArray, *, angular: bool = True,
                            prismatic: IntArray | None = None,
                            column_axis: int = -2) -> FloatArray:
