@@ -1,0 +1,152 @@
+"""The compiled FK and Jacobian kernels (issue 11 item 2, issue 12): one path, one cache.
+
+* The batched and the single-configuration FK (and ``update_forward_kinematics``,
+  ``local_joint_transforms`` + ``compose_link_poses``, ``forward_kinematics_soa``, the
+  Jacobian) are the same kernel: their poses agree to 1e-15 on robots with every joint type
+  (planar, floating, rpy_floating, mimic). Correctness against Pinocchio stays in
+  ``test_kinematics.py`` / ``test_jacobian.py``; this file checks the paths against each other.
+* Every kernel compiles one signature whatever array kinds callers pass (read-only,
+  non-contiguous, lists, batches): a signature that varies would recompile in each process.
+* The kernel cache lives in the user cache directory, works from a read-only install and
+  prints nothing; ``import robot_state_core`` does not import numba.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+import shutil
+import stat
+import subprocess
+import sys
+
+import numpy as np
+import pinocchio_oracle
+import pytest
+import robot_corpus
+
+from robot_state_core import kinematics as kin
+from robot_state_core.io.default_robot import default_robot_urdf_path
+from robot_state_core.kinematics.plan import compiled_kernels
+from robot_state_core.model.robot_model import RobotModel
+
+RESOURCES = Path(__file__).resolve().parent / 'resources'
+PACKAGE_DIR = Path(__file__).resolve().parents[1] / 'robot_state_core'
+SAME = 1e-15
+'''Largest difference between two paths of the one kernel (numpy's batched sin/cos of the
+multi-DOF motions may differ from the single-row call in the last bit).'''
+
+
+def _model(name: str) -> RobotModel:
+    if name == 'all_joint_types':
+        return RobotModel.from_urdf_file(RESOURCES / 'all_joint_types.urdf')
+    if name == 'default_robot':
+        return RobotModel.from_urdf_file(default_robot_urdf_path())
+    r = robot_corpus.test_robot(name)
+    return RobotModel.from_urdf_file(r.urdf_path, package_map=r.package_map)
+
+
+# all_joint_types: floating, rpy_floating, planar, prismatic, continuous, chained mimic;
+# default_robot: planar base; panda: mimic finger; talos_full: 60 links.
+ROBOTS = ['all_joint_types', 'default_robot', 'panda', 'talos_full']
+
+
+@pytest.mark.parametrize('name', ROBOTS)
+def test_single_and_batched_paths_give_the_same_poses(name: str) -> None:
+    """Every FK entry point and the Jacobian agree between batch and single configurations."""
+    model = _model(name)
+    rng = np.random.default_rng(7)
+    Q = np.stack([pinocchio_oracle.random_q(model, rng) for _ in range(16)])
+    X = kin.forward_kinematics(model, Q)
+    soa = kin.forward_kinematics_soa(model, Q)
+    X_PC = kin.local_joint_transforms(model, Q)
+    composed = kin.compose_link_poses(model, X_PC)
+    data = kin.KinematicsData(model)
+    tip = model.link_count - 1
+    J = kin.jacobian(model, Q, tip, (0.1, -0.2, 0.3))
+    worst = 0.0
+    for n, q in enumerate(Q):
+        single = kin.forward_kinematics(model, q)
+        kin.update_forward_kinematics(model, data, q)
+        for other in (X[n], soa[..., n], composed[n], data.X_WL,
+                      kin.compose_link_poses(model, kin.local_joint_transforms(model, q))):
+            worst = max(worst, float(np.abs(other - single).max()))
+        worst = max(worst, float(np.abs(X_PC[n] - data.X_PC).max()))
+        worst = max(worst, float(np.abs(J[n] - kin.jacobian(model, q, tip,
+                                                              (0.1, -0.2, 0.3))).max()))
+        assert np.array_equal(single[0], np.eye(4))
+    assert worst <= SAME, f'{name}: paths differ by {worst:.3g}'
+
+
+def test_each_kernel_compiles_one_signature() -> None:
+    """Read-only, non-contiguous, list, batched and single inputs reuse one compiled signature."""
+    model = _model('all_joint_types')
+    rng = np.random.default_rng(2)
+    Q = np.stack([pinocchio_oracle.random_q(model, rng) for _ in range(6)])
+    read_only = Q[0].copy()
+    read_only.setflags(write=False)
+    strided = np.asfortranarray(Q)
+    for q in (Q[0], read_only, Q[0].tolist(), Q, strided, Q[::2], Q.reshape(2, 3, -1)):
+        kin.forward_kinematics(model, q)
+        kin.local_joint_transforms(model, q)
+        kin.jacobian(model, q, model.link_count - 1)
+        kin.jacobian(model, q, model.link_count - 1, (0.0, 0.1, 0.0))
+    X_PC = kin.local_joint_transforms(model, Q)
+    kin.compose_link_poses(model, X_PC[:, ::-1][:, ::-1])  # a non-contiguous view
+    kin.point_jacobian_columns(rng.normal(size=(4, 3)), rng.normal(size=(2, 4, 3)),
+                               prismatic=np.array([1]))
+    kernels = compiled_kernels()
+    for name in ('forward', 'local_transforms', 'compose', 'point_jacobian', 'jacobian_columns'):
+        signatures = getattr(kernels, name).signatures
+        assert len(signatures) == 1, f'{name} compiled {len(signatures)} signatures'
+
+
+_SCRIPT = '''
+import sys
+import numpy as np
+import robot_state_core
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core import kinematics
+assert 'numba' not in sys.modules, 'import robot_state_core imported numba'
+model = RobotModel.from_urdf_file(sys.argv[1])
+X = kinematics.forward_kinematics(model, np.asarray(model.default_positions))
+assert X.shape == (model.link_count, 4, 4) and np.array_equal(X[0], np.eye(4))
+from robot_state_core.kinematics import compiled
+print(compiled.cache_directory())
+'''
+
+
+def test_kernel_cache_in_user_cache_dir_with_read_only_install(tmp_path: Path) -> None:
+    """A read-only copy of the package caches its kernels under $XDG_CACHE_HOME, silently."""
+    site = tmp_path / 'site'
+    shutil.copytree(PACKAGE_DIR, site / 'robot_state_core',
+                    ignore=shutil.ignore_patterns('__pycache__'))
+    for root, dirs, files in os.walk(site):
+        for f in files:
+            os.chmod(os.path.join(root, f), stat.S_IRUSR | stat.S_IRGRP)
+        for d in dirs:
+            os.chmod(os.path.join(root, d), stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP
+                     | stat.S_IXGRP)
+    home, xdg = tmp_path / 'home', tmp_path / 'xdg'
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != 'NUMBA_CACHE_DIR'}
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(xdg), PYTHONPATH=str(site),
+               PYTHONDONTWRITEBYTECODE='1')
+    urdf = str(RESOURCES / 'all_joint_types.urdf')
+    try:
+        for run in ('cold', 'warm'):
+            done = subprocess.run([sys.executable, '-c', _SCRIPT, urdf], env=env,
+                                  capture_output=True, text=True, timeout=300, check=False)
+            assert done.returncode == 0, f'{run}: {done.stderr}'
+            assert done.stderr == '', f'{run}: stderr {done.stderr!r}'
+            assert Path(done.stdout.strip()) == xdg / 'robot_state_core' / 'numba'
+        cached = [p.name for p in (xdg / 'robot_state_core' / 'numba').rglob('*')
+                  if p.suffix in ('.nbi', '.nbc')]
+        assert any(n.startswith('compiled.forward') for n in cached), cached
+        in_package = [p for p in site.rglob('*') if p.suffix in ('.nbi', '.nbc', '.pyc')]
+        assert not in_package, in_package
+        assert not (home / '.cache').exists()
+    finally:
+        for root, dirs, _ in os.walk(site):
+            for d in dirs:
+                os.chmod(os.path.join(root, d), stat.S_IRWXU)
