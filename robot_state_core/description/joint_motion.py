@@ -4,6 +4,15 @@ This module owns the batched math behind the joint classes (design study B1/B2):
 over numpy arrays with arbitrary leading batch dimensions and no Python loops. Public functions
 validate shapes once; the private helpers trust their input.
 
+It is the one joint-motion kernel, also for the compiled FK
+(:mod:`robot_state_core.kinematics.compiled`), which has no joint math of its own: for 1-DOF
+joints the kinematics plan builds, once per model, the coefficients of the motion polynomial
+``X_PC = X_PJ (C0 + sin θ C1 + (1 - cos θ) C2 + θ C3)`` from
+:func:`one_dof_motion_coefficients`, and the compiled kernel only evaluates that polynomial;
+multi-DOF motions (planar, floating, rpy_floating) are computed per call by
+:func:`multi_dof_motion` (batched over configurations) and handed to the kernel, which only
+composes them with the joint origins.
+
 rpy_floating (Drake ``RpyFloatingJoint``, seed 001, rows J-T8, J-R5..J-R13, §1.5):
     * positions ``q = [roll, pitch, yaw, x, y, z]`` (angles FIRST, rad; then ``p_FM`` in m);
     * velocities ``v = [w_FM; v_FM]`` (angular FIRST, both expressed in the parent frame F);

@@ -17,19 +17,35 @@ is compiled once into its :class:`KinematicsPlan` (:func:`plan`, owned by the mo
 evaluation produces goes into a :class:`KinematicsData` (:func:`update_forward_kinematics`), which
 a ``RobotState`` owns.
 
-One kernel per quantity: local joint transforms come from :func:`~.forward.local_transforms` (joint
-motions from :mod:`.joint_motion`); a single configuration composes them by pointer jumping
-(:func:`~.forward.compose_single`, ``ceil(log2(depth))`` batched products); batches go through the
-one level sweep :func:`~.forward.sweep_levels` in structure-of-arrays layout, which fuses each
-1-DOF joint's motion into the sweep (a product with a constant matrix, then a two-column rotation
-mix or a translation); the two schedules agree to ~1e-15. Jacobian columns come from
-:func:`point_jacobian_columns` (IK's iteration Jacobian uses it too). Rotation math is
-:mod:`robot_state_core.spatial`. Nothing here loops over joints in Python.
-Modules (each imports only those above it): :mod:`.joint_motion` (the joint-motion kernel),
-:mod:`.plan` (the compiled per-model tables, shared argument checks), :mod:`.forward` (FK,
-``KinematicsData``), :mod:`.jacobian`, :mod:`.configuration_space` (integrate, difference),
-:mod:`.bounds` (joint bounds, sampling, interpolation). This package re-exports the public
-functions of the first five, so ``kinematics.forward_kinematics(model, q)`` reads as before.
+One kernel per quantity (compiled with numba in :mod:`.compiled`, the package's only numba
+importer; imported and compiled on first use, cached in the user cache directory):
+
+* joint motions: :mod:`~robot_state_core.description.joint_motion`, the one joint-motion
+  kernel: ``one_dof_motion_coefficients`` (1-DOF joints, at plan time: the FK plan's motion
+  polynomials) and ``multi_dof_motion`` (planar, floating, rpy_floating, per call, handed to
+  the FK kernel by :func:`~.forward.multi_dof_motions`);
+* local joint transforms: ``compiled.local_transforms_one``, called by the FK kernel
+  ``compiled.forward`` and by ``compiled.local_transforms`` (:func:`local_joint_transforms`);
+* link poses: ``compiled.compose_one`` (the one composition), called by ``compiled.forward``
+  (:func:`forward_kinematics` single and batched, :func:`update_forward_kinematics`,
+  :func:`forward_kinematics_soa`, :func:`link_pose`, :func:`compute_scene_state`, IK's
+  iterations and restart pools through :func:`~.forward.run_forward`) and by
+  ``compiled.compose`` (:func:`compose_link_poses`);
+* Jacobian columns: ``compiled.jacobian_column``, called by the Jacobian kernel
+  ``compiled.point_jacobian`` (:func:`jacobian`, ``RobotState.get_jacobian``, IK's iteration
+  Jacobian through :func:`~.jacobian.link_jacobians`) and by ``compiled.jacobian_columns``
+  (:func:`point_jacobian_columns`).
+
+A single configuration is the batch of one: the single and the batched FK run the same
+compiled loop (``forward`` over configurations), so their poses agree bitwise. The Python side
+of each call validates once (one finiteness test, quaternion norms) and passes the plan's flat
+tables (:attr:`KinematicsPlan.fk_joints`, :attr:`KinematicsPlan.fk_coefficients`, the
+per-link :class:`~.plan.LinkColumns`). Rotation math is :mod:`robot_state_core.spatial`.
+Modules (each imports only those above it): :mod:`.plan` (the compiled per-model tables,
+shared argument checks, the lazy kernel import), :mod:`.compiled` (the kernels), :mod:`.forward`
+(FK, ``KinematicsData``), :mod:`.jacobian`, :mod:`.configuration_space` (integrate,
+difference), :mod:`.bounds` (joint bounds, sampling, interpolation). This package re-exports
+the public functions, so ``kinematics.forward_kinematics(model, q)`` reads as before.
 """
 
 from robot_state_core.kinematics.configuration_space import (
