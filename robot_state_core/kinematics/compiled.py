@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, cast, TypeVar
 
 import numba
+import numpy as np
 
 
 def cache_directory() -> Path:
@@ -141,10 +142,12 @@ def forward(Q: Any, joints: Any, coefficients: Any, motions: Any, X_PC: Any,
     """The FK kernel: link poses ``X_WL`` ``(N, L, 4, 4)`` of configurations ``Q`` ``(N, nq)``.
 
     ``motions`` ``(N or 1, K, 4, 4)``: multi-DOF joint motions per configuration (``K = 0``
-    without such joints). ``X_PC`` ``(N or 1, J, 4, 4)``: local transforms, written per
-    configuration (a batch of 1 is reused as scratch).
+    without such joints). ``X_PC`` ``(N, J, 4, 4)``: receives the local transforms; an empty
+    ``(0, ...)`` array when they are not wanted (the kernel then uses one scratch row).
     """
     last_motion = motions.shape[0] - 1
+    if X_PC.shape[0] == 0:  # local transforms not wanted: one scratch row
+        X_PC = np.empty((1, joints.shape[0], 4, 4))
     last_local = X_PC.shape[0] - 1
     for n in range(Q.shape[0]):
         local = X_PC[min(n, last_local)]

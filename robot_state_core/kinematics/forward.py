@@ -42,6 +42,8 @@ from robot_state_core.model.robot_model import RobotModel
 
 _NO_MOTIONS = np.empty((1, 0, 4, 4))
 # The motions argument of models without multi-DOF joints (writable: one kernel signature).
+_NO_LOCALS = np.empty((0, 0, 4, 4))
+# The local-transforms argument when only link poses are wanted.
 
 
 def kernel_rows(q: FloatArray) -> FloatArray:
@@ -83,12 +85,12 @@ def run_forward(p: KinematicsPlan, Q: FloatArray, X_PC: FloatArray | None = None
     Args:
         p: The model's plan.
         Q: ``(N, nq)`` validated configurations.
-        X_PC: ``(N, J, 4, 4)`` to receive the local transforms, else a scratch row is used.
+        X_PC: ``(N, J, 4, 4)`` to receive the local transforms (else they are not kept).
     """
     X_WL = np.empty((Q.shape[0], p.link_count, 4, 4))
     compiled_kernels().forward(
         Q, p.fk_joints, p.fk_coefficients, multi_dof_motions(p, Q),
-        np.empty((1, p.joint_count, 4, 4)) if X_PC is None else X_PC, X_WL)
+        _NO_LOCALS if X_PC is None else X_PC, X_WL)
     return X_WL
 
 
