@@ -116,6 +116,29 @@ def compiled_kernels() -> Any:
     return _compiled
 
 
+_ready = False
+
+
+def ready_kernels() -> Any:
+    """:func:`compiled_kernels` with the FK and Jacobian kernels compiled (or loaded from cache).
+
+    The first call in a process compiles both kernels for their one signature (seconds with an
+    empty cache, ~0.5 s to load them) by running them on empty inputs; later calls return at
+    once. IK calls it before it starts its clock, so a request's timeout is never spent on
+    this one-time set-up (as MoveIt loads its kinematics plugins before the first request).
+    """
+    global _ready
+    kernels = compiled_kernels()
+    if not _ready:
+        X_WL = np.zeros((1, 1, 4, 4))
+        kernels.forward(np.zeros((1, 0)), np.zeros((0, 5), np.intp), np.zeros((0, 4, 3, 4)),
+                        np.zeros((1, 0, 4, 4)), np.zeros((0, 0, 4, 4)), X_WL)
+        kernels.point_jacobian(X_WL, 0, np.zeros((1, 3)), np.zeros((0, 4), np.intp),
+                               np.zeros((0, 4, 3)), np.zeros((1, 6, 0)))
+        _ready = True
+    return kernels
+
+
 def plan(model: RobotModel) -> KinematicsPlan:
     """The :class:`KinematicsPlan` of ``model`` (compiled on first use, owned by the model)."""
     return model.derived(_build_plan)
