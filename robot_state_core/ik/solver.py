@@ -168,7 +168,7 @@ def _kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, ...],
 
 def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, ...],
                     position_only: bool) -> _Kernel:
-    """Build the moving tree of ``tips`` for ``group`` (ValueError if a tip does not move)."""
+    """Index tables of the (group, tips) problem (ValueError if a tip does not move)."""
     types = model.joint_types
     q_start = np.asarray(model.joint_q_start)
     v_start = np.asarray(model.joint_v_start)

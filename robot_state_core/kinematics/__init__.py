@@ -24,9 +24,11 @@ importer; imported and compiled on first use, cached in the user cache directory
   kernel: ``one_dof_motion_coefficients`` (1-DOF joints, at plan time: the FK plan's motion
   polynomials) and ``multi_dof_motion`` (planar, floating, rpy_floating, per call, handed to
   the FK kernel by :func:`~.forward.multi_dof_motions`);
-* local joint transforms: ``compiled.local_transforms_one``, called by the FK kernel
+* local joint transforms: ``compiled.local_rows``, called by the FK kernel
   ``compiled.forward`` and by ``compiled.local_transforms`` (:func:`local_joint_transforms`);
-* link poses: ``compiled.compose_one`` (the one composition), called by ``compiled.forward``
+* link poses: ``compiled.compose_into`` (the one composition; its product
+  ``compiled.product_row`` also composes multi-DOF motions with their joint origins), called
+  by ``compiled.forward``
   (:func:`forward_kinematics` single and batched, :func:`update_forward_kinematics`,
   :func:`forward_kinematics_soa`, :func:`link_pose`, :func:`compute_scene_state`, IK's
   iterations and restart pools through :func:`~.forward.run_forward`) and by

@@ -19,7 +19,7 @@ One source of the joint math: the kernels contain none of their own.
 * Multi-DOF joints (planar, floating, rpy_floating): their motions ``X_FM(q)`` come from
   :func:`robot_state_core.description.joint_motion.multi_dof_motion` (numpy, batched, the
   quaternion normalised there) and the kernel composes ``X_PJ @ X_FM`` with
-  :func:`compose_joint`, the same product that composes link poses.
+  :func:`product_row`, the same product that composes link poses (:func:`compose_into`).
 
 Every kernel writes into caller-provided arrays: ``(N, ...)`` batches of configurations, so the
 single configuration is the batch ``N = 1`` and the two paths run the same code. Inputs must be
@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any, cast, TypeVar
 
 import numba
-import numpy as np
 
 
 def cache_directory() -> Path:
@@ -71,69 +70,98 @@ def _jit(function: _F) -> _F:
 
 
 @_jit
-def compose_joint(X_WP: Any, X_PC: Any, X_WC: Any) -> None:  # pragma: no cover - compiled
-    """``X_WC = X_WP @ X_PC`` for rigid ``(4, 4)`` transforms (bottom rows not read)."""
-    for r in range(3):
-        p0, p1, p2 = X_WP[r, 0], X_WP[r, 1], X_WP[r, 2]
-        for c in range(4):
-            X_WC[r, c] = p0 * X_PC[0, c] + p1 * X_PC[1, c] + p2 * X_PC[2, c]
-        X_WC[r, 3] += X_WP[r, 3]
-    X_WC[3, 0] = 0.0
-    X_WC[3, 1] = 0.0
-    X_WC[3, 2] = 0.0
-    X_WC[3, 3] = 1.0
-
-
-@_jit
-def local_transforms_one(q: Any, joints: Any, coefficients: Any, motions: Any,
-                         X_PC: Any) -> None:  # pragma: no cover - compiled
-    """Local joint transforms ``X_PC`` ``(J, 4, 4)`` of one configuration ``q`` ``(nq,)``.
+def local_rows(q: Any, joints: Any, coefficients: Any, motions: Any,
+               j: int) -> Any:  # pragma: no cover - compiled
+    """The top three rows of joint ``j``'s local transform ``X_PC(q)``: three 4-tuples.
 
     ``joints[j]``: kind (0 fixed, 1 one variable, 2 multi-DOF), q index, motion slot, parent
     link, child link. ``coefficients`` ``(J, 4, 3, 4)``: the top rows of the motion
     polynomial ``X_PC = B0 + sin θ B1 + (1 - cos θ) B2 + θ B3`` (``B0 = X_PJ``); multi-DOF
-    joints compose ``X_PJ @ motions[slot]``.
+    joints give ``X_PJ @ motions[slot]`` (``motions`` ``(K, 4, 4)``).
     """
-    for j in range(joints.shape[0]):
-        out = X_PC[j]
-        kind = joints[j, 0]
-        B = coefficients[j]
-        if kind == 1:
-            theta = q[joints[j, 1]]
-            s = math.sin(theta)
-            c1 = 1.0 - math.cos(theta)
-            for r in range(3):
-                for c in range(4):
-                    out[r, c] = B[0, r, c] + s * B[1, r, c] + c1 * B[2, r, c] + theta * B[3, r, c]
-            out[3, 0] = 0.0
-            out[3, 1] = 0.0
-            out[3, 2] = 0.0
-            out[3, 3] = 1.0
-        elif kind == 0:
-            for r in range(3):
-                for c in range(4):
-                    out[r, c] = B[0, r, c]
-            out[3, 0] = 0.0
-            out[3, 1] = 0.0
-            out[3, 2] = 0.0
-            out[3, 3] = 1.0
-        else:
-            compose_joint(B[0], motions[joints[j, 2]], out)
+    B = coefficients
+    kind = joints[j, 0]
+    if kind == 1:
+        t = q[joints[j, 1]]
+        s = math.sin(t)
+        c1 = 1.0 - math.cos(t)
+        return ((B[j, 0, 0, 0] + s * B[j, 1, 0, 0] + c1 * B[j, 2, 0, 0] + t * B[j, 3, 0, 0],
+                 B[j, 0, 0, 1] + s * B[j, 1, 0, 1] + c1 * B[j, 2, 0, 1] + t * B[j, 3, 0, 1],
+                 B[j, 0, 0, 2] + s * B[j, 1, 0, 2] + c1 * B[j, 2, 0, 2] + t * B[j, 3, 0, 2],
+                 B[j, 0, 0, 3] + s * B[j, 1, 0, 3] + c1 * B[j, 2, 0, 3] + t * B[j, 3, 0, 3]),
+                (B[j, 0, 1, 0] + s * B[j, 1, 1, 0] + c1 * B[j, 2, 1, 0] + t * B[j, 3, 1, 0],
+                 B[j, 0, 1, 1] + s * B[j, 1, 1, 1] + c1 * B[j, 2, 1, 1] + t * B[j, 3, 1, 1],
+                 B[j, 0, 1, 2] + s * B[j, 1, 1, 2] + c1 * B[j, 2, 1, 2] + t * B[j, 3, 1, 2],
+                 B[j, 0, 1, 3] + s * B[j, 1, 1, 3] + c1 * B[j, 2, 1, 3] + t * B[j, 3, 1, 3]),
+                (B[j, 0, 2, 0] + s * B[j, 1, 2, 0] + c1 * B[j, 2, 2, 0] + t * B[j, 3, 2, 0],
+                 B[j, 0, 2, 1] + s * B[j, 1, 2, 1] + c1 * B[j, 2, 2, 1] + t * B[j, 3, 2, 1],
+                 B[j, 0, 2, 2] + s * B[j, 1, 2, 2] + c1 * B[j, 2, 2, 2] + t * B[j, 3, 2, 2],
+                 B[j, 0, 2, 3] + s * B[j, 1, 2, 3] + c1 * B[j, 2, 2, 3] + t * B[j, 3, 2, 3]))
+    if kind == 0:
+        return ((B[j, 0, 0, 0], B[j, 0, 0, 1], B[j, 0, 0, 2], B[j, 0, 0, 3]),
+                (B[j, 0, 1, 0], B[j, 0, 1, 1], B[j, 0, 1, 2], B[j, 0, 1, 3]),
+                (B[j, 0, 2, 0], B[j, 0, 2, 1], B[j, 0, 2, 2], B[j, 0, 2, 3]))
+    M = motions[joints[j, 2]]
+    return (product_row(B[j, 0, 0, 0], B[j, 0, 0, 1], B[j, 0, 0, 2], B[j, 0, 0, 3],
+                        (M[0, 0], M[0, 1], M[0, 2], M[0, 3]),
+                        (M[1, 0], M[1, 1], M[1, 2], M[1, 3]),
+                        (M[2, 0], M[2, 1], M[2, 2], M[2, 3])),
+            product_row(B[j, 0, 1, 0], B[j, 0, 1, 1], B[j, 0, 1, 2], B[j, 0, 1, 3],
+                        (M[0, 0], M[0, 1], M[0, 2], M[0, 3]),
+                        (M[1, 0], M[1, 1], M[1, 2], M[1, 3]),
+                        (M[2, 0], M[2, 1], M[2, 2], M[2, 3])),
+            product_row(B[j, 0, 2, 0], B[j, 0, 2, 1], B[j, 0, 2, 2], B[j, 0, 2, 3],
+                        (M[0, 0], M[0, 1], M[0, 2], M[0, 3]),
+                        (M[1, 0], M[1, 1], M[1, 2], M[1, 3]),
+                        (M[2, 0], M[2, 1], M[2, 2], M[2, 3])))
 
 
 @_jit
-def compose_one(joints: Any, X_PC: Any, X_WL: Any) -> None:  # pragma: no cover - compiled
-    """Link poses ``X_WL`` ``(L, 4, 4)`` from local transforms, joints in topological order.
+def product_row(p0: float, p1: float, p2: float, p3: float, L0: Any, L1: Any,
+                L2: Any) -> Any:  # pragma: no cover - compiled
+    """Row ``[p0 p1 p2 p3]`` of a rigid transform times a rigid transform (top rows L0..L2).
 
-    The one composition of the package: ``X_WL[child] = X_WL[parent] @ X_PC``; the root
-    (link 0) is the identity.
+    The one product of the package's compositions; ``L0, L1, L2`` are 4-tuples.
     """
-    root = X_WL[0]
+    return (p0 * L0[0] + p1 * L1[0] + p2 * L2[0],
+            p0 * L0[1] + p1 * L1[1] + p2 * L2[1],
+            p0 * L0[2] + p1 * L1[2] + p2 * L2[2],
+            p0 * L0[3] + p1 * L1[3] + p2 * L2[3] + p3)
+
+
+@_jit
+def compose_into(X_WL: Any, n: int, parent: int, child: int, L0: Any, L1: Any,
+                 L2: Any) -> None:  # pragma: no cover - compiled
+    """``X_WL[n, child] = X_WL[n, parent] @ X_PC`` (``X_PC``'s top rows ``L0, L1, L2``)."""
+    for r in range(3):
+        row = product_row(X_WL[n, parent, r, 0], X_WL[n, parent, r, 1], X_WL[n, parent, r, 2],
+                          X_WL[n, parent, r, 3], L0, L1, L2)
+        X_WL[n, child, r, 0] = row[0]
+        X_WL[n, child, r, 1] = row[1]
+        X_WL[n, child, r, 2] = row[2]
+        X_WL[n, child, r, 3] = row[3]
+    X_WL[n, child, 3, 0] = 0.0
+    X_WL[n, child, 3, 1] = 0.0
+    X_WL[n, child, 3, 2] = 0.0
+    X_WL[n, child, 3, 3] = 1.0
+
+
+@_jit
+def store(X: Any, n: int, j: int, L0: Any, L1: Any, L2: Any) -> None:  # pragma: no cover
+    """``X[n, j] = [L0; L1; L2; 0 0 0 1]``."""
+    for c in range(4):
+        X[n, j, 0, c] = L0[c]
+        X[n, j, 1, c] = L1[c]
+        X[n, j, 2, c] = L2[c]
+        X[n, j, 3, c] = 1.0 if c == 3 else 0.0
+
+
+@_jit
+def set_root(X_WL: Any, n: int) -> None:  # pragma: no cover - compiled
+    """The root link (0) is the model frame: ``X_WL[n, 0] = I``."""
     for r in range(4):
         for c in range(4):
-            root[r, c] = 1.0 if r == c else 0.0
-    for j in range(joints.shape[0]):
-        compose_joint(X_WL[joints[j, 3]], X_PC[j], X_WL[joints[j, 4]])
+            X_WL[n, 0, r, c] = 1.0 if r == c else 0.0
 
 
 @_jit
@@ -141,18 +169,23 @@ def forward(Q: Any, joints: Any, coefficients: Any, motions: Any, X_PC: Any,
             X_WL: Any) -> None:  # pragma: no cover - compiled
     """The FK kernel: link poses ``X_WL`` ``(N, L, 4, 4)`` of configurations ``Q`` ``(N, nq)``.
 
-    ``motions`` ``(N or 1, K, 4, 4)``: multi-DOF joint motions per configuration (``K = 0``
-    without such joints). ``X_PC`` ``(N, J, 4, 4)``: receives the local transforms; an empty
-    ``(0, ...)`` array when they are not wanted (the kernel then uses one scratch row).
+    Joints in topological order: ``X_WL[child] = X_WL[parent] @ X_PC`` (:func:`local_rows`,
+    :func:`compose_into`); the root is the identity. ``motions`` ``(N or 1, K, 4, 4)``:
+    multi-DOF joint motions per configuration (``K = 0`` without such joints). ``X_PC``
+    ``(N, J, 4, 4)`` also receives the local transforms; pass an empty ``(0, ...)`` array when
+    they are not wanted.
     """
     last_motion = motions.shape[0] - 1
-    if X_PC.shape[0] == 0:  # local transforms not wanted: one scratch row
-        X_PC = np.empty((1, joints.shape[0], 4, 4))
-    last_local = X_PC.shape[0] - 1
+    keep = X_PC.shape[0] > 0
     for n in range(Q.shape[0]):
-        local = X_PC[min(n, last_local)]
-        local_transforms_one(Q[n], joints, coefficients, motions[min(n, last_motion)], local)
-        compose_one(joints, local, X_WL[n])
+        q = Q[n]
+        M = motions[min(n, last_motion)]
+        set_root(X_WL, n)
+        for j in range(joints.shape[0]):
+            L0, L1, L2 = local_rows(q, joints, coefficients, M, j)
+            if keep:
+                store(X_PC, n, j, L0, L1, L2)
+            compose_into(X_WL, n, joints[j, 3], joints[j, 4], L0, L1, L2)
 
 
 @_jit
@@ -161,14 +194,24 @@ def local_transforms(Q: Any, joints: Any, coefficients: Any, motions: Any,
     """Local joint transforms ``X_PC`` ``(N, J, 4, 4)`` of ``Q`` ``(N, nq)`` (no composition)."""
     last_motion = motions.shape[0] - 1
     for n in range(Q.shape[0]):
-        local_transforms_one(Q[n], joints, coefficients, motions[min(n, last_motion)], X_PC[n])
+        q = Q[n]
+        M = motions[min(n, last_motion)]
+        for j in range(joints.shape[0]):
+            L0, L1, L2 = local_rows(q, joints, coefficients, M, j)
+            store(X_PC, n, j, L0, L1, L2)
 
 
 @_jit
 def compose(joints: Any, X_PC: Any, X_WL: Any) -> None:  # pragma: no cover - compiled
     """Link poses ``X_WL`` ``(N, L, 4, 4)`` from given local transforms ``(N, J, 4, 4)``."""
     for n in range(X_PC.shape[0]):
-        compose_one(joints, X_PC[n], X_WL[n])
+        set_root(X_WL, n)
+        for j in range(joints.shape[0]):
+            L = X_PC[n, j]
+            compose_into(X_WL, n, joints[j, 3], joints[j, 4],
+                         (L[0, 0], L[0, 1], L[0, 2], L[0, 3]),
+                         (L[1, 0], L[1, 1], L[1, 2], L[1, 3]),
+                         (L[2, 0], L[2, 1], L[2, 2], L[2, 3]))
 
 
 # ---------------------------------------------------------------------------- Jacobian

@@ -3,7 +3,7 @@
 One kernel: every function here runs the compiled FK kernel
 :func:`robot_state_core.kinematics.compiled.forward` (local transforms from the plan's motion
 polynomials and :func:`~robot_state_core.description.joint_motion.multi_dof_motion`, composed
-in joint order by :func:`~robot_state_core.kinematics.compiled.compose_one`), or one of its two
+in joint order by :func:`~robot_state_core.kinematics.compiled.compose_into`), or one of its two
 halves (:func:`~robot_state_core.kinematics.compiled.local_transforms`,
 :func:`~robot_state_core.kinematics.compiled.compose`). A single configuration is the batch of
 one. Conventions: :mod:`robot_state_core.kinematics`.
@@ -204,7 +204,7 @@ def compose_link_poses(model: RobotModel, X_PC: FloatArray) -> FloatArray:
     """Compose local joint transforms ``(..., J, 4, 4)`` into link poses ``(..., L, 4, 4)``.
 
     The composition half of the FK kernel
-    (:func:`~robot_state_core.kinematics.compiled.compose_one`).
+    (:func:`~robot_state_core.kinematics.compiled.compose_into`).
 
     Raises:
         InvalidArgumentError: ``X_PC`` is not a finite ``(..., J, 4, 4)`` array.
