@@ -19,7 +19,7 @@ from robot_state_core._typing import (
     IntArray,
 )
 from robot_state_core.errors import InvalidArgumentError
-from robot_state_core.kinematics.forward import forward_kinematics, kernel_rows
+from robot_state_core.kinematics.forward import kernel_rows, run_forward
 from robot_state_core.kinematics.plan import (
     broadcast_batch,
     check_configuration,
@@ -62,19 +62,22 @@ def jacobian(model: RobotModel, q: ArrayLike, link: str | int, point_L: ArrayLik
     qa, p = check_configuration(model, q, 'jacobian')
     li = check_link(model, link, 'jacobian')
     point = None if point_L is _LINK_ORIGIN else check_point(point_L, 'jacobian', 'point_L')
-    if X_WL is None:
-        X_WL = forward_kinematics(model, qa)
+    if X_WL is None:  # the FK kernel on the configuration validated above
+        rows = run_forward(p, kernel_rows(qa))
+        batch = qa.shape[:-1]
+        X_WL = rows.reshape(batch + rows.shape[1:])
     elif X_WL.shape[-3:] != (p.link_count, 4, 4):
         raise InvalidArgumentError(f'jacobian: X_WL must have shape (..., {p.link_count}, 4, '
                                    f'4), got {X_WL.shape}')
+    else:
+        batch = X_WL.shape[:-3]
+        rows = X_WL.reshape(-1, p.link_count, 4, 4)
+        if not (rows.flags.c_contiguous and rows.flags.writeable):
+            rows = np.array(rows, dtype=np.float64, order='C')
     c = link_columns(model, p, li)
-    batch = X_WL.shape[:-3]
     J = np.zeros((*batch, 6, model.nv))
     if not c.columns.shape[0]:
         return J
-    rows = X_WL.reshape(-1, p.link_count, 4, 4)
-    if not (rows.flags.c_contiguous and rows.flags.writeable):
-        rows = np.array(rows, dtype=np.float64, order='C')
     if point is None:
         points = _ORIGIN_ROW
     elif point.shape[:-1] in ((), batch):
