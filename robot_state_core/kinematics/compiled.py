@@ -66,6 +66,12 @@ def _jit(function: _F) -> _F:
     return cast(_F, _njit(function))
 
 
+jit = _jit
+"""The package's one numba decorator (njit, on-disk cache in the user cache directory, nogil,
+numpy error model): other layers' compiled kernels (IK) use it, so numba is configured here
+only."""
+
+
 # ---------------------------------------------------------------------------- FK
 
 
