@@ -67,9 +67,9 @@ def _jit(function: _F) -> _F:
 
 
 jit = _jit
-"""The package's one numba decorator (njit, on-disk cache in the user cache directory, nogil,
+'''The package's one numba decorator (njit, on-disk cache in the user cache directory, nogil,
 numpy error model): other layers' compiled kernels (IK) use it, so numba is configured here
-only."""
+only.'''
 
 
 # ---------------------------------------------------------------------------- FK
