@@ -920,7 +920,7 @@ def test_remove_geometry_purges_its_filters(scene: Scene) -> None:
     b = scene.sg.register_geometry(scene.src, scene.link2, _inst('b', props=prox))
     scene.sg.collision_filter_manager().exclude_within([a, b])
     scene.sg.remove_geometry(scene.src, b)
-    assert scene.sg._excluded == set()
+    assert scene.sg._gs.excluded == set()
     b2 = scene.sg.register_geometry(scene.src, scene.link2, _inst('b', props=prox))
     assert not scene.insp.collision_filtered(a, b2)
 

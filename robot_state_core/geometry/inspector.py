@@ -14,13 +14,12 @@ Id lists are tuples in registration order, which is stable.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_core._typing import FloatArray
 from robot_state_core.errors import GeometryRegistrationError, InvalidArgumentError
+from robot_state_core.geometry.geometry_state import GeometryState
 from robot_state_core.geometry.identifiers import (
     FrameId,
     GeometryId,
@@ -42,44 +41,42 @@ from robot_state_core.geometry.roles import (
 )
 from robot_state_core.geometry.shapes import Shape
 
-if TYPE_CHECKING:  # annotation only: scene_graph imports this module to build its inspector
-    from robot_state_core.geometry.scene_graph import SceneGraph
-
 
 class SceneGraphInspector:
     """Read-only queries over one :class:`SceneGraph` (G-04)."""
 
     __slots__ = ('_sg',)
 
-    def __init__(self, scene_graph: SceneGraph) -> None:
-        self._sg = scene_graph
+    def __init__(self, state: GeometryState) -> None:
+        """A view of ``state`` (the registry's :class:`GeometryState`, which stays live)."""
+        self._sg = state
 
     # ------------------------------------------------------------------ counts
 
     def num_sources(self) -> int:
         """Registered sources, including the registry's internal one (so always >= 1)."""
-        return len(self._sg._sources)
+        return len(self._sg.sources)
 
     def num_frames(self) -> int:
         """Registered frames, including the world frame (so always >= 1)."""
-        return len(self._sg._frames)
+        return len(self._sg.frames)
 
     def num_geometries(self) -> int:
         """Registered geometries of every kind (anchored, dynamic, deformable)."""
-        return len(self._sg._geometries)
+        return len(self._sg.geometries)
 
     def num_anchored_geometries(self) -> int:
         """Rigid geometries on the world frame (G-C3)."""
-        return sum(1 for g in self._sg._geometries.values()
+        return sum(1 for g in self._sg.geometries.values()
                    if g.frame_id == WORLD_FRAME_ID and g.deformable is None)
 
     def num_dynamic_geometries(self) -> int:
         """Rigid geometries on registered (moving) frames (G-C4)."""
-        return sum(1 for g in self._sg._geometries.values() if g.frame_id != WORLD_FRAME_ID)
+        return sum(1 for g in self._sg.geometries.values() if g.frame_id != WORLD_FRAME_ID)
 
     def num_deformable_geometries(self) -> int:
         """Deformable geometries (G-C6)."""
-        return sum(1 for g in self._sg._geometries.values() if g.deformable is not None)
+        return sum(1 for g in self._sg.geometries.values() if g.deformable is not None)
 
     def num_geometries_with_role(self, role: Role) -> int:
         """Geometries with ``role`` (``Role.UNASSIGNED``: with no role)."""
@@ -102,15 +99,15 @@ class SceneGraphInspector:
 
     def source_is_registered(self, source_id: SourceId) -> bool:
         """True if ``source_id`` is registered (G-06)."""
-        return source_id in self._sg._sources
+        return source_id in self._sg.sources
 
     def get_all_source_ids(self) -> tuple[SourceId, ...]:
         """Every source id; the first is the registry's internal source."""
-        return tuple(self._sg._sources)
+        return tuple(self._sg.sources)
 
     def get_all_frame_ids(self) -> tuple[FrameId, ...]:
         """Every frame id; the first is the world frame, then registration order."""
-        return tuple(self._sg._frames)
+        return tuple(self._sg.frames)
 
     def frames_for_source(self, source_id: SourceId) -> tuple[FrameId, ...]:
         """The frames a source registered, in registration order (parents first).
@@ -128,13 +125,13 @@ class SceneGraphInspector:
                 role; ``None``: all.
         """
         if role is None:
-            return tuple(self._sg._geometries)
-        return tuple(gid for gid, g in self._sg._geometries.items()
+            return tuple(self._sg.geometries)
+        return tuple(gid for gid, g in self._sg.geometries.items()
                      if _has_role(g.role_flags(), role))
 
     def get_all_deformable_geometry_ids(self) -> tuple[GeometryId, ...]:
         """Deformable geometry ids in registration order."""
-        return tuple(gid for gid, g in self._sg._geometries.items() if g.deformable is not None)
+        return tuple(gid for gid, g in self._sg.geometries.items() if g.deformable is not None)
 
     def get_geometry_ids(self, frame_id: FrameId,
                          role: Role | None = None) -> tuple[GeometryId, ...]:
@@ -143,8 +140,8 @@ class SceneGraphInspector:
         Raises:
             GeometryRegistrationError: Unknown frame.
         """
-        frame = self._sg._frame(frame_id, 'SceneGraphInspector.get_geometry_ids', 'G-04')
-        geometries = self._sg._geometries
+        frame = self._sg.frame(frame_id, 'SceneGraphInspector.get_geometry_ids', 'G-04')
+        geometries = self._sg.geometries
         return tuple(gid for gid in frame.geometry_ids
                      if _has_role(geometries[gid].role_flags(), role))
 
@@ -166,14 +163,14 @@ class SceneGraphInspector:
         where = 'SceneGraphInspector.get_geometry_id_by_name'
         canonical = name.strip()
         matches = [gid for gid in self.get_geometry_ids(frame_id, role)
-                   if self._sg._geometries[gid].name == canonical]
+                   if self._sg.geometries[gid].name == canonical]
         if len(matches) != 1:
-            known = sorted({self._sg._geometries[g].name
+            known = sorted({self._sg.geometries[g].name
                             for g in self.get_geometry_ids(frame_id, role)})
             problem = 'no geometry' if not matches else f'{len(matches)} geometries'
             raise GeometryRegistrationError(
                 f'{where}: {problem} named {canonical!r} with role {role!r} on '
-                f'{self._sg._describe(frame_id)}; names with that role: {known[:10]}')
+                f'{self._sg.describe(frame_id)}; names with that role: {known[:10]}')
         return matches[0]
 
     # ------------------------------------------------------------------ names and ownership
@@ -185,22 +182,22 @@ class SceneGraphInspector:
             GeometryRegistrationError: Not a registered source, frame or geometry id.
         """
         sg = self._sg
-        if any_id in sg._sources:
-            return sg._sources[SourceId(any_id)].name
-        if any_id in sg._frames:
-            return sg._frames[FrameId(any_id)].name
-        if any_id in sg._geometries:
-            return sg._geometries[GeometryId(any_id)].name
+        if any_id in sg.sources:
+            return sg.sources[SourceId(any_id)].name
+        if any_id in sg.frames:
+            return sg.frames[FrameId(any_id)].name
+        if any_id in sg.geometries:
+            return sg.geometries[GeometryId(any_id)].name
         raise GeometryRegistrationError(
             f'SceneGraphInspector.get_name: id {any_id!r} is not a registered source, frame or '
             'geometry')
 
     def _owner(self, frame_or_geometry_id: FrameId | GeometryId, where: str) -> SourceId:
         sg = self._sg
-        if frame_or_geometry_id in sg._geometries:
-            return sg._geometries[GeometryId(frame_or_geometry_id)].source_id
-        if frame_or_geometry_id in sg._frames:
-            return sg._frames[FrameId(frame_or_geometry_id)].source_id
+        if frame_or_geometry_id in sg.geometries:
+            return sg.geometries[GeometryId(frame_or_geometry_id)].source_id
+        if frame_or_geometry_id in sg.frames:
+            return sg.frames[FrameId(frame_or_geometry_id)].source_id
         raise GeometryRegistrationError(
             f'{where}: id {frame_or_geometry_id!r} is not a registered frame or geometry')
 
@@ -213,7 +210,7 @@ class SceneGraphInspector:
             GeometryRegistrationError: Not a registered frame or geometry id.
         """
         owner = self._owner(frame_or_geometry_id, 'SceneGraphInspector.get_owning_source_name')
-        return self._sg._sources[owner].name
+        return self._sg.sources[owner].name
 
     def belongs_to_source(self, frame_or_geometry_id: FrameId | GeometryId,
                           source_id: SourceId) -> bool:
@@ -223,8 +220,8 @@ class SceneGraphInspector:
             GeometryRegistrationError: Unknown source, or not a registered frame/geometry id.
         """
         where = 'SceneGraphInspector.belongs_to_source'
-        if source_id not in self._sg._sources:
-            raise self._sg._unknown(where, 'source', source_id, 'G-C2')
+        if source_id not in self._sg.sources:
+            raise self._sg.unknown(where, 'source', source_id, 'G-C2')
         return self._owner(frame_or_geometry_id, where) == source_id
 
     # ------------------------------------------------------------------ frames
@@ -235,7 +232,7 @@ class SceneGraphInspector:
         Raises:
             GeometryRegistrationError: Unknown frame.
         """
-        return self._sg._frame(frame_id, 'SceneGraphInspector.get_parent_frame',
+        return self._sg.frame(frame_id, 'SceneGraphInspector.get_parent_frame',
                                'G-C5').parent_id
 
     def get_frame_group(self, frame_id: FrameId) -> int:
@@ -244,7 +241,7 @@ class SceneGraphInspector:
         Raises:
             GeometryRegistrationError: Unknown frame.
         """
-        return self._sg._frame(frame_id, 'SceneGraphInspector.get_frame_group',
+        return self._sg.frame(frame_id, 'SceneGraphInspector.get_frame_group',
                                'G-10').frame_group
 
     # ------------------------------------------------------------------ geometries
@@ -255,7 +252,7 @@ class SceneGraphInspector:
         Raises:
             GeometryRegistrationError: Unknown geometry.
         """
-        return self._sg._geometry(geometry_id, 'SceneGraphInspector.get_frame_id',
+        return self._sg.geometry(geometry_id, 'SceneGraphInspector.get_frame_id',
                                   'G-04').frame_id
 
     def get_parent_geometry(self, geometry_id: GeometryId) -> GeometryId | None:
@@ -264,7 +261,7 @@ class SceneGraphInspector:
         Raises:
             GeometryRegistrationError: Unknown geometry.
         """
-        return self._sg._geometry(geometry_id, 'SceneGraphInspector.get_parent_geometry',
+        return self._sg.geometry(geometry_id, 'SceneGraphInspector.get_parent_geometry',
                                   'G-C7').parent_geometry_id
 
     def get_shape(self, geometry_id: GeometryId) -> Shape:
@@ -273,7 +270,7 @@ class SceneGraphInspector:
         Raises:
             GeometryRegistrationError: Unknown geometry.
         """
-        return self._sg._geometry(geometry_id, 'SceneGraphInspector.get_shape', 'G-04').shape
+        return self._sg.geometry(geometry_id, 'SceneGraphInspector.get_shape', 'G-04').shape
 
     def get_pose_in_frame(self, geometry_id: GeometryId) -> FloatArray:
         """``X_FG``: read-only ``(4, 4)`` pose of G in its frame F (``X_WG`` if anchored).
@@ -281,7 +278,7 @@ class SceneGraphInspector:
         Raises:
             GeometryRegistrationError: Unknown geometry.
         """
-        return self._sg._geometry(geometry_id, 'SceneGraphInspector.get_pose_in_frame',
+        return self._sg.geometry(geometry_id, 'SceneGraphInspector.get_pose_in_frame',
                                   'G-04').X_FG
 
     def get_roles(self, geometry_id: GeometryId) -> Role:
@@ -290,7 +287,7 @@ class SceneGraphInspector:
         Raises:
             GeometryRegistrationError: Unknown geometry.
         """
-        return self._sg._geometry(geometry_id, 'SceneGraphInspector.get_roles',
+        return self._sg.geometry(geometry_id, 'SceneGraphInspector.get_roles',
                                   'G-C8').role_flags()
 
     def get_properties(self, geometry_id: GeometryId, role: Role) -> RoleProperties | None:
@@ -303,7 +300,7 @@ class SceneGraphInspector:
         where = 'SceneGraphInspector.get_properties'
         if role not in SINGLE_ROLES:
             raise InvalidArgumentError(f'{where}: role must be a single role, got {role!r}')
-        props = self._sg._geometry(geometry_id, where, 'G-C8').roles.get(Role(role))
+        props = self._sg.geometry(geometry_id, where, 'G-C8').roles.get(Role(role))
         return None if props is None else props.copy()
 
     def get_proximity_properties(self, geometry_id: GeometryId) -> ProximityProperties | None:
@@ -328,7 +325,7 @@ class SceneGraphInspector:
         Raises:
             GeometryRegistrationError: Unknown geometry.
         """
-        return tuple(sorted(self._sg._geometry(geometry_id, 'SceneGraphInspector.get_renderers',
+        return tuple(sorted(self._sg.geometry(geometry_id, 'SceneGraphInspector.get_renderers',
                                                'G-25').renderers))
 
     def is_deformable(self, geometry_id: GeometryId) -> bool:
@@ -337,7 +334,7 @@ class SceneGraphInspector:
         Raises:
             GeometryRegistrationError: Unknown geometry.
         """
-        return self._sg._geometry(geometry_id, 'SceneGraphInspector.is_deformable',
+        return self._sg.geometry(geometry_id, 'SceneGraphInspector.is_deformable',
                                   'G-16').deformable is not None
 
     def get_reference_mesh(self, geometry_id: GeometryId) -> ReferenceMesh | None:
@@ -348,7 +345,7 @@ class SceneGraphInspector:
         Raises:
             GeometryRegistrationError: Unknown geometry.
         """
-        geometry = self._sg._geometry(geometry_id, 'SceneGraphInspector.get_reference_mesh',
+        geometry = self._sg.geometry(geometry_id, 'SceneGraphInspector.get_reference_mesh',
                                       'G-16')
         return None if geometry.deformable is None else geometry.deformable.reference
 
@@ -358,7 +355,7 @@ class SceneGraphInspector:
         Raises:
             GeometryRegistrationError: Unknown or not deformable geometry.
         """
-        return self._sg.get_deformable_configuration(geometry_id)
+        return self._sg.deformable_configuration(geometry_id)
 
     # ------------------------------------------------------------------ collision filters
 
@@ -367,52 +364,41 @@ class SceneGraphInspector:
 
         Filtered are: rigid geometries on the same frame (anchored ones share the world frame;
         deformables are never filtered implicitly), pairs excluded through the collision filter
-        manager, and a geometry with itself.
+        manager (declarations and compiled filters), and a geometry with itself.
 
         Raises:
             GeometryRegistrationError: Unknown geometry, or one without the proximity role
                 (as in Drake).
         """
         where = 'SceneGraphInspector.collision_filtered'
-        a = self._sg._geometry(geometry_id_a, where, 'G-29')
-        b = self._sg._geometry(geometry_id_b, where, 'G-29')
+        a = self._sg.geometry(geometry_id_a, where, 'G-29')
+        b = self._sg.geometry(geometry_id_b, where, 'G-29')
         for g in (a, b):
             if Role.PROXIMITY not in g.roles:
                 raise GeometryRegistrationError(
-                    f'{where}: {self._sg._describe(g.id)} has no proximity role; collision '
+                    f'{where}: {self._sg.describe(g.id)} has no proximity role; collision '
                     'filtering is only defined between proximity geometries (G-29)')
         if a.id == b.id:
             return True
         if a.frame_id == b.frame_id and a.deformable is None and b.deformable is None:
             return True
-        return (min(a.id, b.id), max(a.id, b.id)) in self._sg._excluded
+        return self._sg.explicitly_filtered(a.id, b.id)
 
     def get_collision_candidate_array(self) -> NDArray[np.int64]:
         """Every unfiltered pair of proximity geometries as a ``(K, 2)`` id array.
 
         Each row is ``(lower id, higher id)``; rows follow the registration order of their
         geometries (stable). This is the candidate list a collision backend checks: same-frame
-        rigid pairs and explicitly excluded pairs are removed (G-29, G-30).
+        rigid pairs, pairs excluded by declarations and pairs of compiled filters are removed
+        (G-29, G-30).
         """
-        sg = self._sg
-        ids = [gid for gid, g in sg._geometries.items() if Role.PROXIMITY in g.roles]
-        n = len(ids)
-        if n < 2:
-            return np.zeros((0, 2), dtype=np.int64)
-        records = [sg._geometries[gid] for gid in ids]
-        frame = np.fromiter((sg._frames[g.frame_id].index for g in records), dtype=np.intp,
-                            count=n)
-        rigid = np.fromiter((g.deformable is None for g in records), dtype=bool, count=n)
-        i, j = np.triu_indices(n, 1)
-        keep = ~((frame[i] == frame[j]) & rigid[i] & rigid[j])
-        if sg._excluded:
-            position: dict[int, int] = {gid: k for k, gid in enumerate(ids)}
-            codes = [min(position[a], position[b]) * n + max(position[a], position[b])
-                     for a, b in sg._excluded if a in position and b in position]
-            keep &= ~np.isin(i * n + j, np.asarray(codes, dtype=np.intp))
-        id_array = np.asarray(ids, dtype=np.int64)
-        a_ids, b_ids = id_array[i[keep]], id_array[j[keep]]
-        return np.stack([np.minimum(a_ids, b_ids), np.maximum(a_ids, b_ids)], axis=1)
+        ids = np.fromiter((gid for gid, g in self._sg.geometries.items()
+                           if Role.PROXIMITY in g.roles), dtype=np.int64)
+        pairs = self._sg.candidate_pairs(ids)
+        a_ids, b_ids = ids[pairs[:, 0]], ids[pairs[:, 1]]
+        out: NDArray[np.int64] = np.stack([np.minimum(a_ids, b_ids), np.maximum(a_ids, b_ids)],
+                                          axis=1)
+        return out
 
     def get_collision_candidates(self) -> list[tuple[GeometryId, GeometryId]]:
         """:meth:`get_collision_candidate_array` as a list of ``(GeometryId, GeometryId)``."""
@@ -423,6 +409,6 @@ class SceneGraphInspector:
 
     def geometry_version(self) -> GeometryVersion:
         """The current per-role versions (G-C10; compare with ``is_same_as``)."""
-        v = self._sg._versions
+        v = self._sg.versions
         return GeometryVersion(proximity=v[Role.PROXIMITY], illustration=v[Role.ILLUSTRATION],
                                perception=v[Role.PERCEPTION])

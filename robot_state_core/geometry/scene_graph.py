@@ -76,6 +76,17 @@ from numpy.typing import ArrayLike, NDArray
 
 from robot_state_core._typing import FloatArray, IntArray
 from robot_state_core.errors import GeometryRegistrationError, InvalidArgumentError
+from robot_state_core.geometry.geometry_state import (
+    DeformableRecord,
+    FrameRecord,
+    GeometryRecord,
+    GeometryState,
+    INTERNAL_SOURCE_ID,
+    INTERNAL_SOURCE_NAME,
+    new_id,
+    SourceRecord,
+    WORLD_FRAME_NAME,
+)
 from robot_state_core.geometry.identifiers import (
     FrameId,
     GeometryId,
@@ -108,15 +119,6 @@ from robot_state_core.geometry.shapes import (
     Sphere,
 )
 from robot_state_core.spatial.transforms import as_pose
-
-_new_id = itertools.count(1).__next__  # ids of every kind, unique in the process
-_new_version = itertools.count(1).__next__  # role version values, unique in the process
-
-WORLD_FRAME_NAME = 'world'
-'''The world frame's name.'''
-INTERNAL_SOURCE_NAME = 'SceneGraphInternal'
-'''Name of the registry's own source, which owns the world frame.'''
-_INTERNAL_SOURCE_ID = SourceId(_new_id())
 
 _SHAPE_TYPES = (Box, Sphere, Ellipsoid, Cylinder, Capsule, Cone, HalfSpace, Mesh, Convex)
 _PROPERTY_TYPES = (ProximityProperties, IllustrationProperties, PerceptionProperties)
@@ -155,7 +157,7 @@ class GeometryFrame:
 
     name: str
     frame_group: int = 0
-    id: FrameId = field(init=False, compare=False, default_factory=lambda: FrameId(_new_id()))
+    id: FrameId = field(init=False, compare=False, default_factory=lambda: FrameId(new_id()))
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -191,7 +193,7 @@ class GeometryInstance:
     shape: Shape
     name: str
     properties: Sequence[RoleProperties] = ()
-    id: GeometryId = field(init=False, default_factory=lambda: GeometryId(_new_id()))
+    id: GeometryId = field(init=False, default_factory=lambda: GeometryId(new_id()))
 
     def __post_init__(self) -> None:
         self.X_FG = _as_pose(self.X_FG, 'GeometryInstance')
@@ -384,57 +386,6 @@ FramePoses: TypeAlias = Mapping[FrameId, ArrayLike] | tuple[Sequence[FrameId], A
 # ---------------------------------------------------------------------------- internal records
 
 
-@dataclass(slots=True, eq=False)
-class _Source:
-    id: SourceId
-    name: str
-    frame_ids: list[FrameId] = field(default_factory=list)
-    #: Frame name -> id, for the per-source uniqueness checks (a 10 000-frame chain must not
-    #: scan every frame per registration).
-    frame_by_name: dict[str, FrameId] = field(default_factory=dict)
-
-
-@dataclass(slots=True, eq=False)
-class _Frame:
-    id: FrameId
-    name: str
-    source_id: SourceId
-    parent_id: FrameId
-    frame_group: int
-    depth: int  # world 0
-    index: int  # position in the world-first frame stack: world 0, others 1..F
-    child_frame_ids: list[FrameId] = field(default_factory=list)
-    geometry_ids: list[GeometryId] = field(default_factory=list)
-
-
-@dataclass(slots=True, eq=False)
-class _Deformable:
-    resolution_hint: float
-    reference: ReferenceMesh
-    configuration: FloatArray  # current vertex positions in F, (V, 3), read-only
-
-
-@dataclass(slots=True, eq=False)
-class _Geometry:
-    id: GeometryId
-    name: str
-    source_id: SourceId
-    frame_id: FrameId
-    shape: Shape
-    X_FG: FloatArray
-    parent_geometry_id: GeometryId | None
-    child_geometry_ids: list[GeometryId] = field(default_factory=list)
-    roles: dict[Role, RoleProperties] = field(default_factory=dict)
-    renderers: set[str] = field(default_factory=set)
-    deformable: _Deformable | None = None
-
-    def role_flags(self) -> Role:
-        flags = Role.UNASSIGNED
-        for role in self.roles:
-            flags |= role
-        return flags
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class _PoseLayout:
     """Arrays for batched pose composition, rebuilt when the registry changes."""
@@ -525,24 +476,13 @@ class SceneGraph:
     """
 
     def __init__(self) -> None:
-        self._sources: dict[SourceId, _Source] = {
-            _INTERNAL_SOURCE_ID: _Source(_INTERNAL_SOURCE_ID, INTERNAL_SOURCE_NAME,
-                                         [WORLD_FRAME_ID], {WORLD_FRAME_NAME: WORLD_FRAME_ID})}
-        self._frames: dict[FrameId, _Frame] = {
-            WORLD_FRAME_ID: _Frame(WORLD_FRAME_ID, WORLD_FRAME_NAME, _INTERNAL_SOURCE_ID,
-                                   WORLD_FRAME_ID, 0, depth=0, index=0)}
-        self._frame_order: list[FrameId] = []
-        self._geometries: dict[GeometryId, _Geometry] = {}
-        self._renderers: dict[str, object] = {}
-        self._versions: dict[Role, int] = {role: _new_version() for role in SINGLE_ROLES}
-        self._excluded: set[tuple[int, int]] = set()  # canonical (low id, high id) pairs
-        self._revision = 0  # bumped by every model edit; keys the pose layout cache
+        self._gs = GeometryState()
         self._layout_cache: _PoseLayout | None = None
         self._inspector: SceneGraphInspector | None = None
 
     def __repr__(self) -> str:
-        return (f'<SceneGraph: {len(self._sources) - 1} sources, {len(self._frame_order)} '
-                f'frames, {len(self._geometries)} geometries>')
+        return (f'<SceneGraph: {len(self._gs.sources) - 1} sources, {len(self._gs.frame_order)} '
+                f'frames, {len(self._gs.geometries)} geometries>')
 
     # ------------------------------------------------------------------ ids, lookups, messages
 
@@ -554,54 +494,35 @@ class SceneGraph:
     def model_inspector(self) -> SceneGraphInspector:
         """A live read-only view of this registry (G-04)."""
         if self._inspector is None:
-            self._inspector = SceneGraphInspector(self)
+            self._inspector = SceneGraphInspector(self._gs)
         return self._inspector
 
     def _describe(self, any_id: int) -> str:
-        if any_id in self._sources:
-            return f'source {self._sources[SourceId(any_id)].name!r} (id {any_id})'
-        if any_id in self._frames:
-            return f'frame {self._frames[FrameId(any_id)].name!r} (id {any_id})'
-        if any_id in self._geometries:
-            return f'geometry {self._geometries[GeometryId(any_id)].name!r} (id {any_id})'
-        return f'id {any_id}'
+        return self._gs.describe(any_id)
 
     def _unknown(self, where: str, kind: str, any_id: object,
                  rule: str) -> GeometryRegistrationError:
-        hint = ''
-        if isinstance(any_id, int) and not isinstance(any_id, bool):
-            for other, table in (('source', self._sources), ('frame', self._frames),
-                                 ('geometry', self._geometries)):
-                if other != kind and any_id in table:
-                    hint = f' ({any_id} is a {other} id: {self._describe(any_id)})'
-        return GeometryRegistrationError(
-            f'{where}: {kind} id {any_id!r} is not registered{hint} ({rule})')
+        return self._gs.unknown(where, kind, any_id, rule)
 
-    def _source(self, source_id: SourceId, where: str, rule: str) -> _Source:
+    def _source(self, source_id: SourceId, where: str, rule: str) -> SourceRecord:
         """The registered user source ``source_id`` (the internal source is refused)."""
-        source = self._sources.get(source_id)
+        source = self._gs.sources.get(source_id)
         if source is None:
             raise self._unknown(where, 'source', source_id, rule)
-        if source_id == _INTERNAL_SOURCE_ID:
+        if source_id == INTERNAL_SOURCE_ID:
             raise GeometryRegistrationError(
                 f'{where}: source id {source_id} is the SceneGraph internal source; register '
                 f'your own with register_source() ({rule})')
         return source
 
-    def _frame(self, frame_id: FrameId, where: str, rule: str) -> _Frame:
-        frame = self._frames.get(frame_id)
-        if frame is None:
-            raise self._unknown(where, 'frame', frame_id, rule)
-        return frame
+    def _frame(self, frame_id: FrameId, where: str, rule: str) -> FrameRecord:
+        return self._gs.frame(frame_id, where, rule)
 
-    def _geometry(self, geometry_id: GeometryId, where: str, rule: str) -> _Geometry:
-        geometry = self._geometries.get(geometry_id)
-        if geometry is None:
-            raise self._unknown(where, 'geometry', geometry_id, rule)
-        return geometry
+    def _geometry(self, geometry_id: GeometryId, where: str, rule: str) -> GeometryRecord:
+        return self._gs.geometry(geometry_id, where, rule)
 
     def _owned_geometry(self, source_id: SourceId, geometry_id: GeometryId, where: str,
-                        rule: str) -> _Geometry:
+                        rule: str) -> GeometryRecord:
         """Checks in Drake's order: source known, geometry known, geometry owned."""
         self._source(source_id, where, rule)
         geometry = self._geometry(geometry_id, where, rule)
@@ -613,17 +534,17 @@ class SceneGraph:
         return geometry
 
     def _bump(self, role: Role) -> None:
-        self._versions[role] = _new_version()
+        self._gs.bump(role)
 
     def _edited(self) -> None:
-        self._revision += 1
+        self._gs.edited()
 
-    def _name_conflict(self, frame: _Frame, name: str, roles: Iterable[Role],
+    def _name_conflict(self, frame: FrameRecord, name: str, roles: Iterable[Role],
                        exclude: GeometryId | None = None) -> tuple[GeometryId, Role] | None:
         """A geometry of ``frame`` named ``name`` that has one of ``roles`` (G-26, G-17)."""
         wanted = set(roles)
         for gid in frame.geometry_ids:
-            other = self._geometries[gid]
+            other = self._gs.geometries[gid]
             if gid != exclude and other.name == name:
                 common = wanted.intersection(other.roles)
                 if common:
@@ -645,20 +566,20 @@ class SceneGraph:
         where = 'SceneGraph.register_source'
         if not isinstance(name, str):
             raise InvalidArgumentError(f'{where}: name must be a str, got {name!r}')
-        source_id = SourceId(_new_id())
+        source_id = SourceId(new_id())
         final = name or f'Source_{source_id}'
-        for other in self._sources.values():
+        for other in self._gs.sources.values():
             if other.name == final:
                 raise GeometryRegistrationError(
                     f'{where}: a source named {final!r} is already registered (id {other.id}); '
                     'source names must be unique (G-05)')
-        self._sources[source_id] = _Source(source_id, final)
+        self._gs.sources[source_id] = SourceRecord(source_id, final)
         self._edited()
         return source_id
 
     def source_is_registered(self, source_id: SourceId) -> bool:
         """True if ``source_id`` is a registered source (G-06)."""
-        return source_id in self._sources
+        return source_id in self._gs.sources
 
     # ------------------------------------------------------------------ frames
 
@@ -692,7 +613,7 @@ class SceneGraph:
             raise InvalidArgumentError(
                 f'{where}: frame must be a GeometryFrame, got {type(frame).__name__}')
         if parent_id is None or on_world:
-            parent = self._frames[WORLD_FRAME_ID]
+            parent = self._gs.frames[WORLD_FRAME_ID]
         else:
             parent = self._frame(parent_id, where, 'G-11 b: unknown parent frame')
             if parent.source_id != source_id:
@@ -700,7 +621,7 @@ class SceneGraph:
                     f'{where}: parent {self._describe(parent_id)} belongs to '
                     f'{self._describe(parent.source_id)}, not to {self._describe(source_id)}; a '
                     'frame can only hang on the world or on a frame of its own source (G-11 b)')
-        if frame.id in self._frames:
+        if frame.id in self._gs.frames:
             raise GeometryRegistrationError(
                 f'{where}: frame id {frame.id} ({frame.name!r}) is already registered; create '
                 f'a new GeometryFrame ({rule} {"b" if on_world else "c"})')
@@ -709,10 +630,10 @@ class SceneGraph:
             raise GeometryRegistrationError(
                 f'{where}: {self._describe(source_id)} already has a frame named '
                 f'{frame.name!r} (id {fid}) ({rule} {"c" if on_world else "d"})')
-        self._frame_order.append(frame.id)
-        self._frames[frame.id] = _Frame(frame.id, frame.name, source_id, parent.id,
+        self._gs.frame_order.append(frame.id)
+        self._gs.frames[frame.id] = FrameRecord(frame.id, frame.name, source_id, parent.id,
                                         frame.frame_group, depth=parent.depth + 1,
-                                        index=len(self._frame_order))
+                                        index=len(self._gs.frame_order))
         parent.child_frame_ids.append(frame.id)
         source.frame_ids.append(frame.id)
         source.frame_by_name[frame.name] = frame.id
@@ -735,7 +656,7 @@ class SceneGraph:
         frame = self._frame(frame_id, where, 'G-12')
         if frame.name == name:
             return
-        by_name = self._sources[frame.source_id].frame_by_name
+        by_name = self._gs.sources[frame.source_id].frame_by_name
         fid = by_name.get(name)
         if fid is not None and fid != frame_id:
             raise GeometryRegistrationError(
@@ -756,12 +677,7 @@ class SceneGraph:
         Raises:
             GeometryRegistrationError: ``source_id`` is unknown.
         """
-        if source_id is None:
-            return tuple(self._frame_order)
-        source = self._sources.get(source_id)
-        if source is None:
-            raise self._unknown('SceneGraph.frame_ids', 'source', source_id, 'G-C2')
-        return tuple(f for f in source.frame_ids if f != WORLD_FRAME_ID)
+        return self._gs.frame_ids(source_id)
 
     # ------------------------------------------------------------------ geometry registration
 
@@ -802,7 +718,7 @@ class SceneGraph:
         where = 'SceneGraph.register_anchored_geometry'
         source = self._source(source_id, where, 'G-15 a')
         self._check_instance(instance, where, 'G-15')
-        return self._add_geometry(source, self._frames[WORLD_FRAME_ID], instance,
+        return self._add_geometry(source, self._gs.frames[WORLD_FRAME_ID], instance,
                                   instance.X_FG, None, None, where, 'G-15')
 
     def register_geometry_relative(self, source_id: SourceId, geometry_id: GeometryId,
@@ -824,7 +740,7 @@ class SceneGraph:
             raise GeometryRegistrationError(
                 f'{where}: cannot pose rigid geometry relative to deformable '
                 f'{self._describe(geometry_id)} (G-C7)')
-        return self._add_geometry(self._sources[source_id], self._frames[parent.frame_id],
+        return self._add_geometry(self._gs.sources[source_id], self._gs.frames[parent.frame_id],
                                   instance, parent.X_FG @ _as_pose(instance.X_FG, where), parent,
                                   None, where, 'G-C7')
 
@@ -899,8 +815,8 @@ class SceneGraph:
         X_FG = _as_pose(instance.X_FG, where)
         q_FG = _read_only(vertices @ X_FG[:3, :3].T + X_FG[:3, 3])
         reference = ReferenceMesh(q_FG, _read_only(tris.astype(np.intp)))
-        return self._add_geometry(source, self._frames[WORLD_FRAME_ID], instance, X_FG, None,
-                                  _Deformable(hint, reference, q_FG), where, 'G-16')
+        return self._add_geometry(source, self._gs.frames[WORLD_FRAME_ID], instance, X_FG, None,
+                                  DeformableRecord(hint, reference, q_FG), where, 'G-16')
 
     @staticmethod
     def _check_instance(instance: object, where: str, rule: str) -> None:
@@ -910,12 +826,12 @@ class SceneGraph:
             raise InvalidArgumentError(
                 f'{where}: expected a GeometryInstance, got {type(instance).__name__}')
 
-    def _add_geometry(self, source: _Source, frame: _Frame, instance: GeometryInstance,
-                      X_FG: FloatArray, parent: _Geometry | None, deformable: _Deformable | None,
-                      where: str, rule: str) -> GeometryId:
+    def _add_geometry(self, source: SourceRecord, frame: FrameRecord,
+                      instance: GeometryInstance, X_FG: FloatArray, parent: GeometryRecord | None,
+                      deformable: DeformableRecord | None, where: str, rule: str) -> GeometryId:
         """Validates everything, then registers and assigns the instance's roles."""
-        if any(instance.id in table for table in (self._geometries, self._frames,
-                                                    self._sources)):
+        if any(instance.id in table for table in (self._gs.geometries, self._gs.frames,
+                                                    self._gs.sources)):
             raise GeometryRegistrationError(
                 f'{where}: geometry id {instance.id} ({instance.name!r}) is already registered; '
                 f'create a new GeometryInstance ({rule})')
@@ -937,9 +853,9 @@ class SceneGraph:
         X = _as_pose(X_FG, where)  # the instance is mutable: validate again
         if not isinstance(instance.shape, _SHAPE_TYPES):
             raise InvalidArgumentError(f'{where}: not a shape: {type(instance.shape).__name__}')
-        geometry = _Geometry(instance.id, name, source.id, frame.id, instance.shape, X,
+        geometry = GeometryRecord(instance.id, name, source.id, frame.id, instance.shape, X,
                              None if parent is None else parent.id, deformable=deformable)
-        self._geometries[geometry.id] = geometry
+        self._gs.geometries[geometry.id] = geometry
         frame.geometry_ids.append(geometry.id)
         if parent is not None:
             parent.child_geometry_ids.append(geometry.id)
@@ -984,12 +900,7 @@ class SceneGraph:
         Raises:
             GeometryRegistrationError: Unknown or not deformable geometry.
         """
-        where = 'SceneGraph.get_deformable_configuration'
-        geometry = self._geometry(geometry_id, where, 'G-C6')
-        if geometry.deformable is None:
-            raise GeometryRegistrationError(
-                f'{where}: {self._describe(geometry_id)} is not deformable (G-C6)')
-        return geometry.deformable.configuration
+        return self._gs.deformable_configuration(geometry_id)
 
     # ------------------------------------------------------------------ geometry edits
 
@@ -1011,7 +922,7 @@ class SceneGraph:
         geometry = self._geometry(geometry_id, where, 'G-17')
         if geometry.name == name:
             return
-        clash = self._name_conflict(self._frames[geometry.frame_id], name, geometry.roles,
+        clash = self._name_conflict(self._gs.frames[geometry.frame_id], name, geometry.roles,
                                     exclude=geometry_id)
         if clash is not None:
             raise GeometryRegistrationError(
@@ -1066,19 +977,19 @@ class SceneGraph:
         """
         where = 'SceneGraph.remove_geometry'
         root = self._owned_geometry(source_id, geometry_id, where, 'G-19')
-        removed: list[_Geometry] = []
+        removed: list[GeometryRecord] = []
         stack = [root]
         while stack:
             g = stack.pop()
             removed.append(g)
-            stack.extend(self._geometries[c] for c in g.child_geometry_ids)
+            stack.extend(self._gs.geometries[c] for c in g.child_geometry_ids)
         if root.parent_geometry_id is not None:
-            self._geometries[root.parent_geometry_id].child_geometry_ids.remove(root.id)
+            self._gs.geometries[root.parent_geometry_id].child_geometry_ids.remove(root.id)
         gone: set[int] = set()
         proximity = rendered = illustrated = False
         for g in removed:
-            self._frames[g.frame_id].geometry_ids.remove(g.id)
-            del self._geometries[g.id]
+            self._gs.frames[g.frame_id].geometry_ids.remove(g.id)
+            del self._gs.geometries[g.id]
             gone.add(g.id)
             proximity = proximity or Role.PROXIMITY in g.roles
             rendered = rendered or bool(g.renderers)
@@ -1105,13 +1016,13 @@ class SceneGraph:
                 f'names, got {value!r} (G-25)')
         return frozenset(value)
 
-    def _set_role(self, geometry: _Geometry, props: RoleProperties, where: str) -> None:
+    def _set_role(self, geometry: GeometryRecord, props: RoleProperties, where: str) -> None:
         """Stores ``props`` (already copied) and bumps the role version per G-32."""
         role = props.role
         geometry.roles[role] = props
         if isinstance(props, PerceptionProperties):
             accepting = self._accepting(props, where)
-            geometry.renderers = {r for r in self._renderers if not accepting or r in accepting}
+            geometry.renderers = {r for r in self._gs.renderers if not accepting or r in accepting}
             if geometry.renderers:
                 self._bump(Role.PERCEPTION)
         else:
@@ -1163,7 +1074,7 @@ class SceneGraph:
                 f'{self._describe(geometry_id)}: the role is not assigned; use RoleAssign.NEW '
                 '(G-26)')
         if assign is RoleAssign.NEW:
-            clash = self._name_conflict(self._frames[geometry.frame_id], geometry.name, (role,),
+            clash = self._name_conflict(self._gs.frames[geometry.frame_id], geometry.name, (role,),
                                         exclude=geometry_id)
             if clash is not None:
                 raise GeometryRegistrationError(
@@ -1176,7 +1087,7 @@ class SceneGraph:
         self._set_role(geometry, stored, where)
         self._edited()
 
-    def _remove_role(self, geometry: _Geometry, role: Role) -> tuple[bool, bool]:
+    def _remove_role(self, geometry: GeometryRecord, role: Role) -> tuple[bool, bool]:
         """Removes ``role`` without bumping; returns (removed, was rendered)."""
         if role not in geometry.roles:
             return False, False
@@ -1222,12 +1133,12 @@ class SceneGraph:
                 f'{where}: role must be PROXIMITY, ILLUSTRATION, PERCEPTION or UNASSIGNED, got '
                 f'{role!r}')
         role = Role(role)
-        if frame_or_geometry_id in self._geometries:
+        if frame_or_geometry_id in self._gs.geometries:
             targets = [self._owned_geometry(source_id, GeometryId(frame_or_geometry_id), where,
                                             'G-28')]
         else:
             self._source(source_id, where, 'G-27')
-            frame = self._frames.get(FrameId(frame_or_geometry_id))
+            frame = self._gs.frames.get(FrameId(frame_or_geometry_id))
             if frame is None:
                 raise GeometryRegistrationError(
                     f'{where}: id {frame_or_geometry_id!r} is neither a registered frame nor a '
@@ -1237,8 +1148,8 @@ class SceneGraph:
                     f'{where}: {self._describe(frame.id)} belongs to '
                     f'{self._describe(frame.source_id)}, not to {self._describe(source_id)} '
                     '(G-27)')
-            targets = [self._geometries[g] for g in frame.geometry_ids
-                       if self._geometries[g].source_id == source_id]
+            targets = [self._gs.geometries[g] for g in frame.geometry_ids
+                       if self._gs.geometries[g].source_id == source_id]
         if role == Role.UNASSIGNED:
             return 0
         count = 0
@@ -1273,12 +1184,12 @@ class SceneGraph:
             raise InvalidArgumentError(f'{where}: name must be a non-empty str, got {name!r}')
         if engine is None:
             raise InvalidArgumentError(f'{where}: engine is None')
-        if name in self._renderers:
+        if name in self._gs.renderers:
             raise GeometryRegistrationError(
                 f'{where}: A renderer with the name {name!r} already exists (G-20)')
-        self._renderers[name] = engine
+        self._gs.renderers[name] = engine
         took = False
-        for geometry in self._geometries.values():
+        for geometry in self._gs.geometries.values():
             props = geometry.roles.get(Role.PERCEPTION)
             if isinstance(props, PerceptionProperties):
                 accepting = self._accepting(props, where)
@@ -1296,31 +1207,31 @@ class SceneGraph:
             GeometryRegistrationError: No renderer has that name (G-21).
         """
         where = 'SceneGraph.remove_renderer'
-        if name not in self._renderers:
+        if name not in self._gs.renderers:
             raise GeometryRegistrationError(
                 f'{where}: A renderer with the name {name!r} does not exist; registered: '
-                f'{list(self._renderers)} (G-21)')
-        del self._renderers[name]
-        for geometry in self._geometries.values():
+                f'{list(self._gs.renderers)} (G-21)')
+        del self._gs.renderers[name]
+        for geometry in self._gs.geometries.values():
             geometry.renderers.discard(name)
         self._bump(Role.PERCEPTION)
         self._edited()
 
     def has_renderer(self, name: str) -> bool:
         """True if a renderer has that name (G-22)."""
-        return name in self._renderers
+        return name in self._gs.renderers
 
     def renderer_count(self) -> int:
         """The number of renderers (G-22)."""
-        return len(self._renderers)
+        return len(self._gs.renderers)
 
     def registered_renderer_names(self) -> list[str]:
         """The renderer names, in the order added (G-22)."""
-        return list(self._renderers)
+        return list(self._gs.renderers)
 
     def get_renderer_type_name(self, name: str) -> str:
         """The engine's qualified type name (``module.Class``), ``''`` if none (G-22)."""
-        engine = self._renderers.get(name)
+        engine = self._gs.renderers.get(name)
         if engine is None:
             return ''
         kind = type(engine)
@@ -1343,26 +1254,27 @@ class SceneGraph:
         frames: list[int] = []
         if isinstance(geometry_set, GeometrySet):
             for gid in geometry_set.geometry_ids:
-                if gid not in self._geometries:
+                if gid not in self._gs.geometries:
                     raise self._unknown(where, 'geometry', gid, 'G-29')
                 geometries.append(gid)
             for frame_id in geometry_set.frame_ids:
-                if frame_id not in self._frames:
+                if frame_id not in self._gs.frames:
                     raise self._unknown(where, 'frame', frame_id, 'G-29')
                 frames.append(frame_id)
         else:
             for any_id in geometry_set:
-                if any_id in self._geometries:
+                if any_id in self._gs.geometries:
                     geometries.append(any_id)
-                elif any_id in self._frames:
+                elif any_id in self._gs.frames:
                     frames.append(any_id)
                 else:
                     raise GeometryRegistrationError(
                         f'{where}: id {any_id!r} in a collision filter set is neither a '
                         'registered frame nor a registered geometry (G-29)')
         for fid in frames:
-            geometries.extend(self._frames[FrameId(fid)].geometry_ids)
-        return {g for g in geometries if Role.PROXIMITY in self._geometries[GeometryId(g)].roles}
+            geometries.extend(self._gs.frames[FrameId(fid)].geometry_ids)
+        records = self._gs.geometries
+        return {g for g in geometries if Role.PROXIMITY in records[GeometryId(g)].roles}
 
     def _apply_filter_declaration(self, declaration: CollisionFilterDeclaration) -> None:
         where = 'CollisionFilterManager.apply'
@@ -1379,40 +1291,40 @@ class SceneGraph:
             else:
                 pairs = {(min(x, y), max(x, y)) for x in a for y in b if x != y}
             if exclude:
-                self._excluded |= pairs
+                self._gs.excluded |= pairs
             else:
-                self._excluded -= pairs
+                self._gs.excluded -= pairs
         self._bump(Role.PROXIMITY)
         self._edited()
 
     def _purge_filters(self, ids: set[int]) -> None:
-        if self._excluded:
-            self._excluded = {p for p in self._excluded if p[0] not in ids and p[1] not in ids}
+        self._gs.purge_filters(ids)
 
     # ------------------------------------------------------------------ poses
 
     def _layout(self) -> _PoseLayout:
         layout = self._layout_cache
-        if layout is not None and layout.revision == self._revision:
+        if layout is not None and layout.revision == self._gs.revision:
             return layout
-        frames = [self._frames[f] for f in self._frame_order]
+        frames = [self._gs.frames[f] for f in self._gs.frame_order]
         depth = np.fromiter((f.depth for f in frames), dtype=np.intp, count=len(frames))
-        parent_index = np.fromiter((self._frames[f.parent_id].index for f in frames),
+        parent_index = np.fromiter((self._gs.frames[f.parent_id].index for f in frames),
                                    dtype=np.intp, count=len(frames))
         levels = []
         for d in range(1, int(depth.max(initial=0)) + 1):
             at_depth = np.flatnonzero(depth == d)
             levels.append((at_depth + 1, parent_index[at_depth]))
-        geometries = list(self._geometries.values())
+        geometries = list(self._gs.geometries.values())
         count = len(geometries)
         X_FG = np.stack([g.X_FG for g in geometries]) if geometries else np.empty((0, 4, 4))
         layout = _PoseLayout(
-            revision=self._revision,
-            frame_order=tuple(self._frame_order),
+            revision=self._gs.revision,
+            frame_order=tuple(self._gs.frame_order),
             levels=tuple(levels),
-            geometry_ids=tuple(self._geometries),
+            geometry_ids=tuple(self._gs.geometries),
             geometry_frame_index=np.fromiter(
-                (self._frames[g.frame_id].index for g in geometries), dtype=np.intp, count=count),
+                (self._gs.frames[g.frame_id].index for g in geometries), dtype=np.intp,
+                count=count),
             geometry_roles=np.fromiter((int(g.role_flags()) for g in geometries),
                                        dtype=np.int64, count=count),
             X_FG=_read_only(X_FG))
@@ -1428,7 +1340,7 @@ class SceneGraph:
                 raise InvalidArgumentError(
                     f'{where}: {self._describe(fid)} is given more than one pose (G-C11)')
             seen.add(fid)
-        extra = [f for f in provided if f not in self._frames or f == WORLD_FRAME_ID]
+        extra = [f for f in provided if f not in self._gs.frames or f == WORLD_FRAME_ID]
         if extra:
             what = ', '.join('the world frame (never posed)' if f == WORLD_FRAME_ID
                              else f'unregistered {self._describe(f)}' for f in extra[:5])
@@ -1438,7 +1350,7 @@ class SceneGraph:
         if missing:
             by_source: dict[SourceId, list[str]] = {}
             for f in missing:
-                by_source.setdefault(self._frames[f].source_id, []).append(self._describe(f))
+                by_source.setdefault(self._gs.frames[f].source_id, []).append(self._describe(f))
             detail = '; '.join(f'{self._describe(s)} is missing {", ".join(names[:5])}'
                                + (f' and {len(names) - 5} more' if len(names) > 5 else '')
                                for s, names in by_source.items())
@@ -1488,7 +1400,7 @@ class SceneGraph:
             bad = order[int(np.argmin(finite))]
             raise InvalidArgumentError(
                 f'{where}: the pose of {self._describe(bad)} (owned by '
-                f'{self._describe(self._frames[bad].source_id)}) is not finite (G-C11)')
+                f'{self._describe(self._gs.frames[bad].source_id)}) is not finite (G-C11)')
         return X
 
     def _compose_frames(self, X_PF: FloatArray, layout: _PoseLayout) -> FloatArray:
