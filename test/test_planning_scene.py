@@ -910,20 +910,29 @@ def test_array_mesh_answers_as_the_same_stl_file(model: RobotModel, kind: type,
     assert after == before
 
 
-def test_scene_graph_view(model: RobotModel, scene: PlanningScene) -> None:
+def test_scene_graph_is_the_geometry_store(model: RobotModel, scene: PlanningScene) -> None:
     scene.apply_world_object(ADD, 'crate', translation(1.0), [(Box(0.1, 0.1, 0.1), np.eye(4)),
                                                              (Sphere(0.1), translation(0.2))])
     scene.attach_object('tcp', 'tool', None, [(Sphere(0.01), np.eye(4))])
     sg = scene.scene_graph
-    assert scene.scene_graph is sg  # cached until a change
     inspector = sg.model_inspector()
-    names = {inspector.get_name(g) for g in inspector.get_all_geometry_ids(Role.PROXIMITY)}
-    assert {'crate/0', 'crate/1', 'tool/0', 'base_link/0'} <= names
+
+    def proximity_names() -> set[str]:
+        return {inspector.get_name(g) for g in inspector.get_all_geometry_ids(Role.PROXIMITY)}
+
+    assert {'crate/0', 'crate/1', 'tool/0', 'base_link/0'} <= proximity_names()
     assert inspector.num_anchored_geometries() == 2
     source_names = {inspector.get_name(s) for s in inspector.get_all_source_ids()}
     assert {'robot', 'world'} <= source_names
+    # one registry, edited in place by the scene's world and attachment operations
     scene.apply_world_object(REMOVE, 'crate')
-    assert scene.scene_graph is not sg
+    assert scene.scene_graph is sg
+    assert inspector.num_anchored_geometries() == 0
+    assert not {'crate/0', 'crate/1'} & proximity_names()
+    scene.detach_object('tool')
+    assert 'tool/0' in proximity_names() and inspector.num_anchored_geometries() == 1
+    tool = inspector.get_all_geometry_ids(Role.PROXIMITY)[-1]
+    assert inspector.get_frame_id(tool) == inspector.world_frame_id()
 
 
 def test_invalid_arguments(model: RobotModel) -> None:

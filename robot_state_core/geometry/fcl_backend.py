@@ -390,6 +390,22 @@ class FclObjects:
         """The ``fcl.CollisionObject`` of geometry ``index``."""
         return self._objects[self._check_index(index)]
 
+    def set_ids(self, ids: Sequence[int]) -> None:
+        """Replace the ids reported in results; geometries and poses stay.
+
+        Used when a registry re-registered the same shapes under new ``GeometryId`` s.
+
+        Raises:
+            InvalidArgumentError: Not one id per geometry.
+        """
+        id_list = [int(i) for i in ids]
+        if len(id_list) != len(self._objects):
+            raise InvalidArgumentError(f'FclObjects.set_ids: {len(self._objects)} geometries but '
+                                       f'{len(id_list)} ids')
+        self.ids = np.array(id_list, dtype=np.int64)
+        self.ids.setflags(write=False)
+        self._id_list = id_list
+
     def _check_index(self, index: int) -> int:
         i = int(index)
         if not 0 <= i < len(self._objects):

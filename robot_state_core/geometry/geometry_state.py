@@ -28,7 +28,7 @@ ordered list of geometries with array operations; the inspector's
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 import itertools
 
@@ -208,9 +208,9 @@ class GeometryState:
         """The error for an unknown id of ``kind`` (naming what the id is, if anything)."""
         hint = ''
         if isinstance(any_id, int) and not isinstance(any_id, bool):
-            tables: tuple[tuple[str, Mapping[int, object]], ...] = (
-                ('source', self.sources), ('frame', self.frames),
-                ('geometry', self.geometries))
+            tables: tuple[tuple[str, Collection[int]], ...] = (
+                ('source', self.sources.keys()), ('frame', self.frames.keys()),
+                ('geometry', self.geometries.keys()))
             for other, table in tables:
                 if other != kind and any_id in table:
                     hint = f' ({any_id} is a {other} id: {self.describe(any_id)})'

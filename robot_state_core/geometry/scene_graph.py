@@ -377,6 +377,35 @@ class CollisionFilterManager:
         """``apply(CollisionFilterDeclaration().allow_within(geometry_set))``."""
         self.apply(CollisionFilterDeclaration().allow_within(geometry_set))
 
+    def set_compiled_filter(self, name: str, excluded_pairs: ArrayLike) -> None:
+        """Installs (or replaces) the compiled filter layer ``name`` (our addition).
+
+        A compiled filter is a named set of excluded geometry pairs, replaced as a whole, that
+        sits beside the declarations: a pair is filtered if a declaration or any layer excludes
+        it. A :class:`~robot_state_core.planning_scene.PlanningScene` installs its ACM and
+        MoveIt's body rules as the layer ``'planning_scene'`` and replaces it when they change,
+        so nothing is recompiled per query. As with declarations, pairs naming a geometry
+        without the proximity role are ignored, removing a geometry (or its proximity role)
+        drops its pairs, and the proximity version changes.
+
+        Args:
+            name: The layer's name.
+            excluded_pairs: ``(K, 2)`` geometry ids.
+
+        Raises:
+            GeometryRegistrationError: An id is not a registered geometry.
+            InvalidArgumentError: ``name`` is not a non-empty str, or the pairs are not
+                ``(K, 2)`` integers.
+        """
+        self._scene_graph._set_compiled_filter(name, excluded_pairs)
+
+    def remove_compiled_filter(self, name: str) -> bool:
+        """Removes the compiled filter layer ``name``; returns whether it existed (our addition).
+
+        The proximity version changes if it did.
+        """
+        return self._scene_graph._remove_compiled_filter(name)
+
 
 FramePoses: TypeAlias = Mapping[FrameId, ArrayLike] | tuple[Sequence[FrameId], ArrayLike]
 '''Frame poses ``X_PF`` (pose of each frame in its parent): ``{frame_id: (4, 4)}``, or
@@ -1296,6 +1325,54 @@ class SceneGraph:
                 self._gs.excluded -= pairs
         self._bump(Role.PROXIMITY)
         self._edited()
+
+    def _set_compiled_filter(self, name: str, excluded_pairs: ArrayLike) -> None:
+        where = 'CollisionFilterManager.set_compiled_filter'
+        if not isinstance(name, str) or not name:
+            raise InvalidArgumentError(f'{where}: name must be a non-empty str, got {name!r}')
+        try:
+            pairs = np.asarray(excluded_pairs)
+            if pairs.size == 0:
+                pairs = pairs.reshape(0, 2)
+            ok = pairs.ndim == 2 and pairs.shape[1] == 2 and (
+                pairs.size == 0 or np.issubdtype(pairs.dtype, np.integer))
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise InvalidArgumentError(f'{where}: excluded_pairs must be a (K, 2) array of '
+                                       f'geometry ids, got {excluded_pairs!r}')
+        flat = pairs.astype(np.int64).reshape(-1)
+        geometries = self._gs.geometries
+        unknown = [g for g in np.unique(flat).tolist() if g not in geometries]
+        if unknown:
+            raise self._unknown(where, 'geometry', unknown[0], 'G-29')
+        proximity = {g for g in np.unique(flat).tolist()
+                     if Role.PROXIMITY in geometries[GeometryId(g)].roles}
+        lo = np.minimum(pairs[:, 0], pairs[:, 1]).tolist()
+        hi = np.maximum(pairs[:, 0], pairs[:, 1]).tolist()
+        self._gs.compiled_filters[name] = frozenset(
+            (a, b) for a, b in zip(lo, hi, strict=True)
+            if a != b and a in proximity and b in proximity)
+        self._bump(Role.PROXIMITY)
+        self._edited()
+
+    def _remove_compiled_filter(self, name: str) -> bool:
+        if self._gs.compiled_filters.pop(name, None) is None:
+            return False
+        self._bump(Role.PROXIMITY)
+        self._edited()
+        return True
+
+    def _clone(self) -> SceneGraph:
+        """An independent registry with the same ids, versions and filters.
+
+        For ``PlanningScene.copy``; the registry itself is not copyable (G-03).
+        """
+        other = SceneGraph.__new__(SceneGraph)
+        other._gs = self._gs.copy()
+        other._layout_cache = None
+        other._inspector = None
+        return other
 
     def _purge_filters(self, ids: set[int]) -> None:
         self._gs.purge_filters(ids)

@@ -48,6 +48,7 @@ meshes are shared) for another thread.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+import dataclasses
 from dataclasses import dataclass, field
 import enum
 import logging
@@ -58,9 +59,10 @@ from typing import Any, get_args
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from robot_state_core._typing import BoolArray, FloatArray, IntArray
+from robot_state_core._typing import BoolArray, FloatArray, Int64Array, IntArray
 from robot_state_core.description.acm import AllowedCollisionMatrix, DecideContactFn
 from robot_state_core.errors import (
+    GeometryRegistrationError,
     InvalidArgumentError,
     InvalidTypeError,
     ModelMismatchError,
@@ -73,7 +75,10 @@ from robot_state_core.geometry.fcl_backend import (
     check_broadphase,
     FclObjects,
 )
-from robot_state_core.geometry.query import aabb_gaps, PenetrationAsPointPair
+from robot_state_core.geometry.identifiers import FrameId, GeometryId, SourceId
+from robot_state_core.geometry.inspector import SceneGraphInspector
+from robot_state_core.geometry.query import PenetrationAsPointPair
+from robot_state_core.geometry.query_object import QueryObject
 from robot_state_core.geometry.roles import ProximityProperties
 from robot_state_core.geometry.scene_graph import GeometryInstance, SceneGraph
 from robot_state_core.geometry.shapes import Convex, HalfSpace, Mesh, Shape
@@ -83,7 +88,11 @@ from robot_state_core.scene.constraints import (
     Constraints,
     evaluate_constraints,
 )
-from robot_state_core.scene.robot_geometry import MeshMode, RobotGeometry
+from robot_state_core.scene.robot_geometry import (
+    MeshMode,
+    RobotGeometry,
+    RobotGeometryRegistration,
+)
 from robot_state_core.spatial.transforms import as_pose, rigid_inverse
 from robot_state_core.state.attached_body import AttachedBody
 from robot_state_core.state.robot_state import RobotState
@@ -100,6 +109,9 @@ __all__ = [
 ]
 
 _LOG = logging.getLogger(__name__)
+
+_FILTER_NAME = 'planning_scene'
+'''Name of the scene's compiled filter in its registry.'''
 
 
 class CollisionObjectOperation(enum.IntEnum):
@@ -365,6 +377,8 @@ class _Layout:
     attached_index: IntArray  # (G,) index into bodies, -1 otherwise
     touch: BoolArray  # (A, L) attached body may touch link (incl. its own link)
     enabled: BoolArray  # (G,) takes part in queries
+    ids: Int64Array  # (G,) registry GeometryId of each geometry
+    index_of: dict[int, int]  # GeometryId -> index
 
 
 @dataclass(frozen=True, eq=False)
@@ -432,7 +446,19 @@ class PlanningScene:
         self._edits = 0
         self._acm_seen: tuple[AllowedCollisionMatrix, int] = (self._acm, self._acm.version)
         self._group_links: dict[str, BoolArray] = {}
+        # The geometry store: one registry with the sources 'robot' and 'world'.
+        sg = SceneGraph()
+        self._bind_registry(sg, self._geometry.register(sg), sg.register_source('world'))
+        self._world_ids: dict[str, tuple[GeometryId, ...]] = {}
+        self._attached_ids: tuple[tuple[AttachedBody, tuple[GeometryId, ...]], ...] = ()
         self._reset_caches()
+
+    def _bind_registry(self, sg: SceneGraph, robot: RobotGeometryRegistration,
+                       world_source: SourceId) -> None:
+        self._sg = sg
+        self._robot = robot
+        self._world_source = world_source
+        self._inspector: SceneGraphInspector = sg.model_inspector()
 
     def _reset_caches(self) -> None:
         self._layout: _Layout | None = None
@@ -440,9 +466,9 @@ class PlanningScene:
         self._buffer: FloatArray = np.zeros((0, 4, 4))
         self._fcl_layout: _Layout | None = None
         self._pairs: _Pairs | None = None
-        self._pairs_key: tuple[_Layout, AllowedCollisionMatrix, int] | None = None
+        self._pairs_key: tuple[_Layout, AllowedCollisionMatrix, int, int] | None = None
+        self._filter_key: tuple[_Layout, AllowedCollisionMatrix, int] | None = None
         self._selections: dict[tuple[bool, bool, str | None], _Selection] = {}
-        self._registry: tuple[int, tuple[AttachedBody, ...], SceneGraph] | None = None
 
     @staticmethod
     def _check_broadphase(value: str) -> Broadphase:
@@ -510,9 +536,9 @@ class PlanningScene:
     def copy(self) -> PlanningScene:
         """An independent snapshot, safe to use from another thread.
 
-        The copy has its own current state, ACM, world mapping and fcl objects; the immutable
-        robot geometry, world objects, attached bodies, meshes and compiled index arrays are
-        shared.
+        The copy has its own current state, ACM, world mapping, registry (a copy with the same
+        ids, versions and filters) and fcl objects; the immutable robot geometry, world
+        objects, attached bodies, meshes and compiled index arrays are shared.
         """
         other = PlanningScene.__new__(PlanningScene)
         other._model = self._model
@@ -526,11 +552,18 @@ class PlanningScene:
         other._edits = self.version
         other._acm_seen = (other._acm, other._acm.version)
         other._group_links = dict(self._group_links)
+        sg = self._sg._clone()  # same ids, versions and filters: compiled arrays stay valid
+        other._bind_registry(sg, dataclasses.replace(self._robot, scene_graph=sg),
+                             self._world_source)
+        other._world_ids = dict(self._world_ids)
+        other._attached_ids = self._attached_ids
         other._reset_caches()
         layout = other._layout = self._layout
         if layout is not None and self._pairs is not None and self._pairs_current(layout):
+            assert self._pairs_key is not None and self._filter_key is not None
             other._pairs = self._pairs
-            other._pairs_key = (layout, other._acm, other._acm.version)
+            other._pairs_key = (layout, other._acm, other._acm.version, self._pairs_key[3])
+            other._filter_key = (layout, other._acm, other._acm.version)
             other._selections = dict(self._selections)
         return other
 
@@ -575,12 +608,15 @@ class PlanningScene:
         if operation is CollisionObjectOperation.REMOVE:
             if not object_id:
                 if self._world:
+                    for oid in self._world:
+                        self._unregister_world(oid)
                     self._world.clear()
                     self._changed(world=True)
                 return
             if object_id not in self._world:
                 raise UnknownNameError(object_id, 'world object', self._world)
             del self._world[object_id]
+            self._unregister_world(object_id)
             self._changed(world=True)
             return
         if not object_id:
@@ -611,6 +647,7 @@ class PlanningScene:
                               np.asarray(X_WO, dtype=np.float64),
                               (*old.shapes, *shape_list), merged)
         self._world[object_id] = new
+        self._register_world(new)
         self._changed(world=True)
 
     # ------------------------------------------------------------------ attached objects
@@ -681,6 +718,7 @@ class PlanningScene:
                                   sub)
         if object_id in self._world:  # moved onto the robot, or replaced by the new body
             del self._world[object_id]
+            self._unregister_world(object_id)
             self._world_version += 1
         attached = state.attach_body(new)
         self._changed()
@@ -707,6 +745,7 @@ class PlanningScene:
                                                      strict=True)), body.subframes)
         state.clear_attached_body(object_id)
         self._world[object_id] = obj
+        self._register_world(obj)
         self._changed(world=True)
         return obj
 
@@ -747,37 +786,73 @@ class PlanningScene:
         path = meshes.register_mesh_arrays(v, f)
         return Mesh(uri=path, path=path)
 
-    # ------------------------------------------------------------------ registry view
+    # ------------------------------------------------------------------ the registry
 
     @property
     def scene_graph(self) -> SceneGraph:
-        """A Drake-style registry of the scene (built on demand, cached until a change).
+        """The scene's geometry store, a Drake-style registry (live: edits of the scene show).
 
         Sources: ``'robot'`` (a frame per link, proximity and illustration geometry; bodies
         attached to the current state are proximity geometry ``'<body>/<k>'`` on their link's
         frame) and ``'world'`` (each world object's shapes as anchored geometry
-        ``'<object>/<k>'``).
+        ``'<object>/<k>'``). Its collision-filter state holds the scene's rules as the compiled
+        filter ``'planning_scene'`` once a query has run (module docstring). The scene's
+        queries honour filters declared here through ``collision_filter_manager()``; the
+        geometries of the scene's sources are the scene's to edit (register your own under a
+        source of your own: they are not part of the scene's queries).
         """
-        bodies = tuple(self._state.get_attached_bodies())
-        cached = self._registry
-        if cached is not None and cached[0] == self._world_version and _same(cached[1], bodies):
-            return cached[2]
-        sg = SceneGraph()
-        reg = self._geometry.register(sg)
-        for body in bodies:
-            frame = reg.link_frame_ids[self._model.link_index(body.link)]
-            for k, (shape, X_LS) in enumerate(zip(body.shapes, body.shape_poses_in_link_frame,
-                                                  strict=True)):
-                sg.register_geometry(reg.source_id, frame, GeometryInstance(
-                    X_LS, shape, f'{body.name}/{k}', (ProximityProperties(),)))
-        world = sg.register_source('world')
-        for obj in self._world.values():
+        self._sync_attached(tuple(self._state.get_attached_bodies()))
+        return self._sg
+
+    def _register(self, source: SourceId, frame: FrameId, X_FG: FloatArray, shape: Shape,
+                  name: str) -> GeometryId:
+        instance = GeometryInstance(X_FG, shape, name, (ProximityProperties(),))
+        try:
+            return self._sg.register_geometry(source, frame, instance)
+        except GeometryRegistrationError:  # a name taken on that frame (e.g. ' a' and 'a')
+            instance = GeometryInstance(X_FG, shape, f'{name}#{instance.id}',
+                                        (ProximityProperties(),))
+            return self._sg.register_geometry(source, frame, instance)
+
+    def _register_world(self, obj: WorldObject) -> None:
+        """(Re-)register a world object's shapes as anchored geometry of the 'world' source."""
+        self._unregister_world(obj.id)
+        world = self._sg.world_frame_id()
+        self._world_ids[obj.id] = tuple(
+            self._register(self._world_source, world, X_WS, shape, f'{obj.id}/{k}')
             for k, (shape, X_WS) in enumerate(zip((s for s, _ in obj.shapes),
-                                                  obj.shape_world_poses(), strict=True)):
-                sg.register_anchored_geometry(world, GeometryInstance(
-                    X_WS, shape, f'{obj.id}/{k}', (ProximityProperties(),)))
-        self._registry = (self._world_version, bodies, sg)
-        return sg
+                                                  obj.shape_world_poses(), strict=True)))
+
+    def _unregister_world(self, object_id: str) -> None:
+        for gid in self._world_ids.pop(object_id, ()):
+            self._sg.remove_geometry(self._world_source, gid)
+
+    def _sync_attached(self, bodies: tuple[AttachedBody, ...]) -> None:
+        """Make the registry hold exactly ``bodies`` as attached geometry (by identity)."""
+        registered = self._attached_ids
+        if len(registered) == len(bodies) and all(
+                b is r for b, (r, _) in zip(bodies, registered, strict=True)):
+            return
+        wanted = {id(b) for b in bodies}
+        kept: dict[int, tuple[GeometryId, ...]] = {}
+        source = self._robot.source_id
+        for body, ids in registered:
+            if id(body) in wanted:
+                kept[id(body)] = ids
+            else:
+                for gid in ids:
+                    self._sg.remove_geometry(source, gid)
+        out = []
+        for body in bodies:
+            body_ids = kept.get(id(body))
+            if body_ids is None:
+                frame = self._robot.link_frame_ids[self._model.link_index(body.link)]
+                body_ids = tuple(
+                    self._register(source, frame, X_LS, shape, f'{body.name}/{k}')
+                    for k, (shape, X_LS) in enumerate(zip(
+                        body.shapes, body.shape_poses_in_link_frame, strict=True)))
+            out.append((body, body_ids))
+        self._attached_ids = tuple(out)
 
     # ------------------------------------------------------------------ compilation
 
@@ -786,6 +861,7 @@ class PlanningScene:
         if layout is not None and layout.world_version == self._world_version \
                 and _same(layout.bodies, bodies):
             return layout
+        self._sync_attached(bodies)
         model, geo = self._model, self._geometry
         n_links = model.link_count
         shapes: list[Shape] = list(geo.shapes)
@@ -798,8 +874,9 @@ class PlanningScene:
         ref_link = list(moving_link)
         attached_index = [-1] * len(geo)
         enabled = [bool(geo.link_collision_enabled[i]) for i in moving_link]
+        ids: list[int] = list(self._robot.proximity_ids)
         touch = np.zeros((len(bodies), n_links), dtype=bool)
-        for a, body in enumerate(bodies):
+        for a, (body, body_ids) in enumerate(self._attached_ids):
             li = model.link_index(body.link)
             touch[a, li] = True
             for t in body.touch_links:
@@ -817,6 +894,7 @@ class PlanningScene:
                 ref_link.append(li)
                 attached_index.append(a)
                 enabled.append(True)
+            ids.extend(body_ids)
         n_moving = len(shapes)
         X_static: list[FloatArray] = []
         for w, obj in enumerate(self._world.values()):
@@ -831,45 +909,62 @@ class PlanningScene:
                 ref_link.append(-1)
                 attached_index.append(-1)
                 enabled.append(True)
+            ids.extend(self._world_ids[obj.id])
+        id_array = np.array(ids, dtype=np.int64)
+        id_array.setflags(write=False)
         layout = _Layout(
             self._world_version, bodies, tuple(shapes), n_moving,
             np.array(moving_link, dtype=np.intp), _stack(X_LS), _stack(X_static),
             np.array([int(t) for t in body_type], dtype=np.int8), tuple(body_name),
             tuple(geometry_name),
             np.array(body_index, dtype=np.intp), np.array(ref_link, dtype=np.intp),
-            np.array(attached_index, dtype=np.intp), touch, np.array(enabled, dtype=bool))
+            np.array(attached_index, dtype=np.intp), touch, np.array(enabled, dtype=bool),
+            id_array, {g: k for k, g in enumerate(ids)})
         self._layout = layout
         return layout
 
     def _pairs_current(self, layout: _Layout | None) -> bool:
         key = self._pairs_key
         return key is not None and key[0] is layout and key[1] is self._acm \
-            and key[2] == self._acm.version
+            and key[2] == self._acm.version \
+            and key[3] == self._inspector.geometry_version().proximity
+
+    def _compile_filter(self, layout: _Layout, compiled_allowed: BoolArray) -> None:
+        """Install the scene's rules as the registry's compiled filter ``'planning_scene'``.
+
+        Pairs the registry already filters (rigid geometries on one frame: the geometries of
+        one link, of one attached body and of bodies attached to one link; every pair of world
+        objects, which are anchored on the world frame) are left to that rule. Excluded here:
+        ACM ALWAYS entries, geometries of links whose collision flag is off, an attached body
+        against its touch links, and two half-spaces.
+        """
+        G = len(layout.shapes)
+        i, j = np.triu_indices(G, 1)
+        bt_i, bt_j = layout.body_type[i], layout.body_type[j]
+        excluded = ~(layout.enabled[i] & layout.enabled[j])
+        excluded |= compiled_allowed[i, j]
+        rob_att = (bt_i == int(BodyType.ROBOT_LINK)) & (bt_j == int(BodyType.ROBOT_ATTACHED))
+        excluded[rob_att] |= layout.touch[layout.attached_index[j[rob_att]],
+                                          layout.ref_link[i[rob_att]]]
+        halfspace = np.array([isinstance(s, HalfSpace) for s in layout.shapes], dtype=bool)
+        excluded |= halfspace[i] & halfspace[j]
+        excluded &= layout.ref_link[i] != layout.ref_link[j]  # same frame: already filtered
+        ids = layout.ids
+        self._sg.collision_filter_manager().set_compiled_filter(
+            _FILTER_NAME, np.column_stack([ids[i[excluded]], ids[j[excluded]]]))
 
     def _pairs_for(self, layout: _Layout) -> _Pairs:
         if self._pairs is not None and self._pairs_current(layout):
             return self._pairs
-        G = len(layout.shapes)
         compiled = self._acm.compile(layout.body_name)
-        i, j = np.triu_indices(G, 1)
-        bt_i, bt_j = layout.body_type[i], layout.body_type[j]
-        keep = layout.body_index[i] != layout.body_index[j]
-        keep &= layout.enabled[i] & layout.enabled[j]
-        keep &= ~compiled.allowed[i, j]
+        filter_key = (layout, self._acm, self._acm.version)
+        key = self._filter_key
+        if key is None or key[0] is not layout or key[1] is not self._acm \
+                or key[2] != self._acm.version:
+            self._compile_filter(layout, compiled.allowed)
+            self._filter_key = filter_key
+        pairs = self._registry_pairs(layout)
         world = int(BodyType.WORLD_OBJECT)
-        attached = int(BodyType.ROBOT_ATTACHED)
-        robot = int(BodyType.ROBOT_LINK)
-        keep &= ~((bt_i == world) & (bt_j == world))
-        # robot link (i) vs attached body (j): touch links (and the body's own link)
-        rob_att = (bt_i == robot) & (bt_j == attached)
-        keep[rob_att] &= ~layout.touch[layout.attached_index[j[rob_att]],
-                                       layout.ref_link[i[rob_att]]]
-        # bodies attached to the same link never collide with each other (MoveIt)
-        att_att = (bt_i == attached) & (bt_j == attached)
-        keep[att_att] &= layout.ref_link[i[att_att]] != layout.ref_link[j[att_att]]
-        halfspace = np.array([isinstance(s, HalfSpace) for s in layout.shapes], dtype=bool)
-        keep &= ~(halfspace[i] & halfspace[j])
-        pairs = np.column_stack([i[keep], j[keep]]).astype(np.intp)
         deciders: list[DecideContactFn | None] = [None] * len(pairs)
         if compiled.conditional:
             rank = {(int(a), int(b)): r for r, (a, b) in enumerate(pairs.tolist())}
@@ -879,8 +974,29 @@ class PlanningScene:
                     deciders[r] = decider
         result = _Pairs(pairs, layout.body_type[pairs[:, 1]] == world, tuple(deciders))
         self._pairs, self._selections = result, {}
-        self._pairs_key = (layout, self._acm, self._acm.version)
+        self._pairs_key = (layout, self._acm, self._acm.version,
+                           self._inspector.geometry_version().proximity)
         return result
+
+    def _registry_pairs(self, layout: _Layout) -> IntArray:
+        """The registry's collision candidates among the layout's geometries.
+
+        Returns ``(P, 2)`` index pairs ``a < b`` in ``numpy.triu_indices`` order.
+        """
+        candidates = self._inspector.get_collision_candidate_array()
+        ids = layout.ids
+        G = len(ids)
+        if len(candidates) == 0 or G < 2:
+            return np.zeros((0, 2), dtype=np.intp)
+        order = np.argsort(ids, kind='stable')
+        sorted_ids = ids[order]
+        pos = np.minimum(np.searchsorted(sorted_ids, candidates), G - 1)
+        inside = (sorted_ids[pos] == candidates).all(axis=1)
+        index = order[pos[inside]]
+        a, b = index.min(axis=1), index.max(axis=1)
+        rank = np.argsort(a * G + b, kind='stable')
+        out: IntArray = np.column_stack([a[rank], b[rank]]).astype(np.intp)
+        return out
 
     def _moved_links(self, group: str) -> BoolArray:
         moved = self._group_links.get(group)
@@ -924,10 +1040,12 @@ class PlanningScene:
         if fcl is not None and self._fcl_layout is layout:
             return fcl
         if fcl is None or self._fcl_layout is None or self._fcl_layout.shapes != layout.shapes:
-            fcl = FclObjects(layout.shapes, broadphase=self._broadphase)
+            fcl = FclObjects(layout.shapes, layout.ids.tolist(), broadphase=self._broadphase)
             self._fcl = fcl
             self._buffer = np.empty((len(layout.shapes), 4, 4))
-        self._buffer[layout.n_moving:] = layout.X_WS_static  # same shapes: only poses moved
+        else:  # same shapes (e.g. a world object moved): only ids and poses change
+            fcl.set_ids(layout.ids.tolist())
+        self._buffer[layout.n_moving:] = layout.X_WS_static
         self._fcl_layout = layout
         return fcl
 
@@ -947,7 +1065,26 @@ class PlanningScene:
         fcl.set_poses(buffer)
         return layout, fcl
 
+    def _query(self, state: RobotState) -> tuple[_Layout, QueryObject]:
+        layout, fcl = self._prepare(state)
+        return layout, QueryObject(self._inspector, fcl, layout.ids,
+                                   self._pairs_for(layout).pairs, layout.index_of)
+
     # ------------------------------------------------------------------ queries
+
+    def query_object(self, state: RobotState) -> QueryObject:
+        """A Drake-style snapshot of the scene's geometry at ``state`` (Drake ``QueryObject``).
+
+        The geometries are the robot's (proximity), the bodies attached to ``state`` and the
+        world objects, in that order; the candidates are the registry's (the scene's rules and
+        any filter declared on :attr:`scene_graph`), CONDITIONAL ACM pairs included. Valid
+        until the scene's next query (the fcl objects are re-posed then).
+
+        Raises:
+            ModelMismatchError: The state belongs to another model.
+            BackendUnavailableError: python-fcl is missing.
+        """
+        return self._query(state)[1]
 
     def candidate_pairs(self, state: RobotState | None = None,
                         request: CollisionRequest = CollisionRequest()
@@ -973,16 +1110,17 @@ class PlanningScene:
         return tuple((names[a], names[b]) for a, b in sel.all.tolist())
 
     def _contact(self, layout: _Layout, c: PenetrationAsPointPair) -> Contact:
-        a, b = int(c.id_A), int(c.id_B)
+        a, b = layout.index_of[int(c.id_A)], layout.index_of[int(c.id_B)]
         return Contact(layout.body_name[a], BodyType(int(layout.body_type[a])),
                        layout.body_name[b], BodyType(int(layout.body_type[b])),
                        0.5 * (c.p_WCa + c.p_WCb), -c.nhat_BA_W, c.depth)
 
-    def _conditional_contacts(self, layout: _Layout, fcl: FclObjects, sel: _Selection,
+    def _conditional_contacts(self, layout: _Layout, query: QueryObject, sel: _Selection,
                               per_pair: int, limit: int) -> list[Contact]:
         out: list[Contact] = []
         for pair, decider in zip(sel.conditional, sel.deciders, strict=True):
-            found = fcl.collide_pairs(pair[None], per_pair, broadphase='pairs')
+            found = query.compute_point_pair_penetration(
+                pairs=pair[None], max_contacts_per_pair=per_pair, broadphase='pairs')
             for c in found:
                 contact = self._contact(layout, c)
                 if not decider(contact):
@@ -1007,37 +1145,27 @@ class PlanningScene:
             UnknownNameError: Unknown group.
             BackendUnavailableError: python-fcl is missing.
         """
-        layout, fcl = self._prepare(state)
+        layout, query = self._query(state)
         sel = self._selection(layout, request.self_collision, request.world_collision,
                               request.group_name)
         contacts: list[Contact] = []
         per_pair = int(request.max_contacts_per_pair)
         if not request.contacts:
-            collision = len(sel.unconditional) > 0 and fcl.any_collision(sel.unconditional)
+            collision = query.has_collisions(pairs=sel.unconditional)
             if not collision and len(sel.conditional):
-                collision = bool(self._conditional_contacts(layout, fcl, sel, per_pair, 1))
+                collision = bool(self._conditional_contacts(layout, query, sel, per_pair, 1))
         else:
             limit = int(request.max_contacts)
-            if len(sel.unconditional):
-                found = fcl.collide_pairs(sel.unconditional, per_pair, limit)
-                contacts = [self._contact(layout, c) for c in found]
+            found = query.compute_point_pair_penetration(
+                pairs=sel.unconditional, max_contacts_per_pair=per_pair, max_contacts=limit)
+            contacts = [self._contact(layout, c) for c in found]
             if len(contacts) < limit and len(sel.conditional):
-                contacts += self._conditional_contacts(layout, fcl, sel, per_pair,
+                contacts += self._conditional_contacts(layout, query, sel, per_pair,
                                                        limit - len(contacts))
             collision = bool(contacts)
-        distance = self._min_distance(fcl, sel.all) if request.distance else math.inf
+        distance = query.compute_minimum_signed_distance(pairs=sel.all) if request.distance \
+            else math.inf
         return CollisionResult(collision, tuple(contacts), len(contacts), distance)
-
-    def _min_distance(self, fcl: FclObjects, pairs: IntArray) -> float:
-        if len(pairs) == 0:
-            return math.inf
-        lo, hi = fcl.world_aabbs()
-        gaps = aabb_gaps(lo, hi, pairs)
-        k = int(np.argmin(gaps))
-        best = fcl.distance_pairs(pairs[k:k + 1], broadphase='pairs')[0].distance
-        # Pairs whose boxes are farther apart than ``best`` cannot be closer than it.
-        rest = fcl.distance_pairs(pairs, max_distance=max(best, 0.0), broadphase='aabb')
-        return min([best, *(r.distance for r in rest)])
 
     def distance_to_collision(self, state: RobotState, group: str | None = None,
                               self_collision: bool = True, world_collision: bool = True
@@ -1055,9 +1183,9 @@ class PlanningScene:
             ModelMismatchError: The state belongs to another model.
             UnknownNameError: Unknown group.
         """
-        layout, fcl = self._prepare(state)
+        layout, query = self._query(state)
         sel = self._selection(layout, self_collision, world_collision, group)
-        return self._min_distance(fcl, sel.all)
+        return query.compute_minimum_signed_distance(pairs=sel.all)
 
     def is_state_valid(self, state: RobotState, group: str | None = None,
                        constraints: Constraints | None = None, *, check_collisions: bool = True,

@@ -1,0 +1,263 @@
+"""Geometric queries on one pose snapshot of a registry (Drake ``QueryObject``; G-C12, Q1-Q5).
+
+A :class:`QueryObject` is bound to one set of geometry poses ``X_WG`` (computed from one set of
+frame poses, e.g. a :class:`~robot_state_core.robot_state.RobotState`'s link poses) and to the
+registry's collision-filter state at that moment, and answers the proximity queries with
+Drake's names (``has_collisions``, ``compute_point_pair_penetration``,
+``compute_signed_distance_pairwise_closest_points``,
+``compute_signed_distance_pair_closest_points``, ``compute_signed_distance_to_point``).
+Results carry registry :data:`~robot_state_core.geometry.identifiers.GeometryId` s and follow
+Drake's conventions (:mod:`robot_state_core.geometry.query`).
+
+How the pieces fit::
+
+    SceneGraph (registry: sources, frames, geometries, roles, filters)
+      └─ GeometryState ──> SceneGraphInspector (read-only view)
+                      └──> candidate pairs (same-frame rule, declarations, compiled filters)
+    frame poses ──> X_WG ──> QueryObject (this module) ──> FclObjects (python-fcl narrow phase)
+
+Two producers make snapshots: :meth:`QueryObject.from_scene_graph` (any registry and its frame
+poses) and :meth:`robot_state_core.planning_scene.PlanningScene.query_object` (a state of the
+scene's robot; the scene keeps its fcl objects and compiled arrays between queries, so a query
+costs one batched pose product plus the narrow phase).
+
+A snapshot is valid until the next query of its producer (Drake: "never stored across
+callbacks"): a later snapshot of the same producer re-poses the same fcl objects.
+
+Our additions: every query takes an optional ``pairs`` argument, a subset of
+:meth:`QueryObject.candidate_pairs` (positions into :attr:`QueryObject.geometry_ids`), which is
+how the planning scene applies MoveIt's group and self/world selections;
+``compute_point_pair_penetration`` takes MoveIt's contact limits; and
+:meth:`QueryObject.compute_minimum_signed_distance` returns the minimum over the pairs with an
+AABB bound (the number MoveIt's distance queries report).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from robot_state_core._typing import FloatArray, Int64Array, IntArray
+from robot_state_core.errors import GeometryRegistrationError, InvalidArgumentError
+from robot_state_core.geometry.fcl_backend import Broadphase, FclObjects
+from robot_state_core.geometry.identifiers import GeometryId
+from robot_state_core.geometry.inspector import SceneGraphInspector
+from robot_state_core.geometry.query import (
+    aabb_gaps,
+    aabb_overlaps,
+    PenetrationAsPointPair,
+    SignedDistancePair,
+    SignedDistanceToPoint,
+)
+from robot_state_core.geometry.roles import Role
+from robot_state_core.geometry.scene_graph import FramePoses, SceneGraph
+
+__all__ = ['QueryObject']
+
+
+class QueryObject:
+    """Proximity queries on one pose snapshot, honouring the registry's filters (module doc).
+
+    Attributes:
+        geometry_ids: ``(G,)`` the snapshot's geometries, in index order (read-only).
+    """
+
+    __slots__ = ('_candidates', '_index', '_inspector', '_objects', 'geometry_ids')
+
+    def __init__(self, inspector: SceneGraphInspector, objects: FclObjects,
+                 geometry_ids: Int64Array, candidates: IntArray,
+                 index_of: dict[int, int] | None = None) -> None:
+        """Bind a snapshot (producers call this; see the module docstring).
+
+        Args:
+            inspector: The registry's inspector.
+            objects: fcl objects of the ``G`` geometries, already posed; their ids are
+                ``geometry_ids``.
+            geometry_ids: ``(G,)`` registry ids, in index order.
+            candidates: ``(P, 2)`` index pairs ``i < j`` the filters let through.
+            index_of: ``{geometry id: index}`` (built when not given).
+        """
+        self._inspector = inspector
+        self._objects = objects
+        self.geometry_ids = geometry_ids
+        self._candidates = candidates
+        self._index = index_of if index_of is not None else {
+            g: k for k, g in enumerate(geometry_ids.tolist())}
+
+    @classmethod
+    def from_scene_graph(cls, scene_graph: SceneGraph, frame_poses: FramePoses, *,
+                         broadphase: Broadphase = 'aabb') -> QueryObject:
+        """A snapshot of every rigid proximity geometry of a registry at the given frame poses.
+
+        Deformable geometries are left out (no deformable contact here).
+
+        Args:
+            scene_graph: The registry.
+            frame_poses: ``X_PF`` of every registered frame
+                (:meth:`~robot_state_core.geometry.scene_graph.SceneGraph.compute_world_poses`).
+            broadphase: The fcl broad phase of the queries.
+
+        Raises:
+            InvalidArgumentError: Bad frame poses (G-C11).
+            BackendUnavailableError: python-fcl is missing.
+        """
+        inspector = scene_graph.model_inspector()
+        all_ids = inspector.get_all_geometry_ids(Role.PROXIMITY)
+        X_WG = scene_graph.compute_world_poses(frame_poses, Role.PROXIMITY)
+        rigid = np.array([not inspector.is_deformable(g) for g in all_ids], dtype=bool)
+        ids = np.array(all_ids, dtype=np.int64)[rigid] if len(all_ids) else \
+            np.zeros(0, dtype=np.int64)
+        ids.setflags(write=False)
+        objects = FclObjects([inspector.get_shape(GeometryId(g)) for g in ids.tolist()],
+                             ids.tolist(), broadphase=broadphase)
+        objects.set_poses(X_WG[rigid] if len(all_ids) else np.zeros((0, 4, 4)))
+        candidates = scene_graph._gs.candidate_pairs(ids)
+        return cls(inspector, objects, ids, candidates)
+
+    # ------------------------------------------------------------------ the snapshot
+
+    def inspector(self) -> SceneGraphInspector:
+        """The registry's inspector (Drake ``QueryObject::inspector``)."""
+        return self._inspector
+
+    def candidate_pairs(self) -> IntArray:
+        """``(P, 2)`` index pairs the filters let through (positions into ``geometry_ids``)."""
+        return self._candidates
+
+    def _position(self, geometry_id: GeometryId, where: str) -> int:
+        k = self._index.get(int(geometry_id))
+        if k is None:
+            raise GeometryRegistrationError(
+                f'{where}: geometry id {geometry_id!r} is not a proximity geometry of this '
+                'snapshot')
+        return k
+
+    def get_pose_in_world(self, geometry_id: GeometryId) -> FloatArray:
+        """``X_WG`` of one geometry at the snapshot (Drake ``GetPoseInWorld``).
+
+        Raises:
+            GeometryRegistrationError: Not a geometry of the snapshot.
+        """
+        k = self._position(geometry_id, 'QueryObject.get_pose_in_world')
+        out: FloatArray = self._objects.X_WG[k]
+        return out
+
+    def _pairs(self, pairs: ArrayLike | None) -> IntArray:
+        if pairs is None:
+            return self._candidates
+        out: IntArray = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+        return out
+
+    # ------------------------------------------------------------------ queries
+
+    def has_collisions(self, *, pairs: ArrayLike | None = None,
+                       broadphase: Broadphase | None = None) -> bool:
+        """True if any candidate pair is in contact (Drake ``HasCollisions``; Q1, Q2).
+
+        Stops at the first contact.
+
+        Args:
+            pairs: A subset of :meth:`candidate_pairs` (default: all of them).
+            broadphase: Overrides the snapshot's broad phase.
+        """
+        table = self._pairs(pairs)
+        return len(table) > 0 and self._objects.any_collision(table, broadphase=broadphase)
+
+    def compute_point_pair_penetration(
+            self, *, pairs: ArrayLike | None = None, max_contacts_per_pair: int = 1,
+            max_contacts: int | None = None,
+            broadphase: Broadphase | None = None) -> list[PenetrationAsPointPair]:
+        """Contacts of the candidate pairs (Drake ``ComputePointPairPenetration``; Q3).
+
+        Args:
+            pairs: A subset of :meth:`candidate_pairs` (default: all of them).
+            max_contacts_per_pair: Contacts per pair (> 1 only matters for meshes).
+            max_contacts: Stop after this many contacts (default: no limit).
+            broadphase: Overrides the snapshot's broad phase.
+
+        Returns:
+            Contacts in pair order; ``id_A`` is the geometry of the pair's first index.
+        """
+        table = self._pairs(pairs)
+        if len(table) == 0:
+            return []
+        return self._objects.collide_pairs(table, max_contacts_per_pair, max_contacts,
+                                           broadphase=broadphase)
+
+    def compute_signed_distance_pairwise_closest_points(
+            self, max_distance: float = math.inf, *, pairs: ArrayLike | None = None,
+            broadphase: Broadphase | None = None) -> list[SignedDistancePair]:
+        """Signed distances of the candidate pairs within ``max_distance`` (Q4).
+
+        Drake ``ComputeSignedDistancePairwiseClosestPoints``.
+
+        Args:
+            max_distance: Report pairs with ``distance <= max_distance`` [m].
+            pairs: A subset of :meth:`candidate_pairs` (default: all of them).
+            broadphase: Overrides the snapshot's broad phase.
+        """
+        table = self._pairs(pairs)
+        if len(table) == 0:
+            return []
+        return self._objects.distance_pairs(table, max_distance, broadphase=broadphase)
+
+    def compute_signed_distance_pair_closest_points(
+            self, geometry_id_A: GeometryId,
+            geometry_id_B: GeometryId) -> SignedDistancePair:
+        """Signed distance of one pair (Drake ``ComputeSignedDistancePairClosestPoints``).
+
+        The pair need not be a candidate (Drake ignores filters here too).
+
+        Raises:
+            GeometryRegistrationError: An id is not a geometry of the snapshot.
+            InvalidArgumentError: The two ids are equal.
+        """
+        where = 'QueryObject.compute_signed_distance_pair_closest_points'
+        a = self._position(geometry_id_A, where)
+        b = self._position(geometry_id_B, where)
+        if a == b:
+            raise InvalidArgumentError(f'{where}: the two geometries are the same '
+                                       f'({geometry_id_A})')
+        return self._objects.distance_pairs(np.array([[a, b]]), broadphase='pairs')[0]
+
+    def compute_signed_distance_to_point(self, p_WQ: ArrayLike,
+                                         threshold: float = math.inf
+                                         ) -> list[SignedDistanceToPoint]:
+        """Signed distance from a point to every geometry within ``threshold`` (Q5).
+
+        Drake ``ComputeSignedDistanceToPoint``.
+        """
+        return self._objects.signed_distance_to_point(p_WQ, None, threshold)
+
+    def find_collision_candidates(self) -> list[tuple[GeometryId, GeometryId]]:
+        """Candidate pairs whose world AABBs overlap (Drake ``FindCollisionCandidates``)."""
+        table = self._candidates
+        if len(table) == 0:
+            return []
+        lo, hi = self._objects.world_aabbs()
+        hit = table[aabb_overlaps(lo, hi, table)]
+        ids = self.geometry_ids
+        return [(GeometryId(int(ids[a])), GeometryId(int(ids[b]))) for a, b in hit.tolist()]
+
+    def compute_minimum_signed_distance(self, *, pairs: ArrayLike | None = None) -> float:
+        """The minimum signed distance [m] over the pairs; ``inf`` without pairs (our addition).
+
+        One pair with the smallest AABB gap is computed first; pairs whose boxes are farther
+        apart than that distance cannot be closer and are skipped.
+        """
+        table = self._pairs(pairs)
+        if len(table) == 0:
+            return math.inf
+        objects = self._objects
+        lo, hi = objects.world_aabbs()
+        gaps = aabb_gaps(lo, hi, table)
+        k = int(np.argmin(gaps))
+        best = objects.distance_pairs(table[k:k + 1], broadphase='pairs')[0].distance
+        rest = objects.distance_pairs(table, max_distance=max(best, 0.0), broadphase='aabb')
+        return min([best, *(r.distance for r in rest)])
+
+    def __repr__(self) -> str:
+        return (f'<QueryObject: {len(self.geometry_ids)} geometries, '
+                f'{len(self._candidates)} candidate pairs>')
