@@ -284,6 +284,8 @@ def test_query_object_from_scene_graph_closed_forms() -> None:
         far.get_pose_in_world(fa)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match='same'):
         far.compute_signed_distance_pair_closest_points(sphere, sphere)
+    with pytest.raises(InvalidArgumentError, match='filtered'):  # same frame (G-30)
+        far.compute_signed_distance_pair_closest_points(box, ball)
 
 
 def test_compiled_filter_layer() -> None:

@@ -39,6 +39,7 @@ from robot_state_core.errors import GeometryRegistrationError
 from robot_state_core.geometry.identifiers import (
     FrameId,
     GeometryId,
+    GeometryVersion,
     ReferenceMesh,
     SourceId,
     WORLD_FRAME_ID,
@@ -155,8 +156,8 @@ class GeometryState:
         revision: Bumped by every model edit (keys caches of derived arrays).
     """
 
-    __slots__ = ('compiled_filters', 'excluded', 'frame_order', 'frames', 'geometries',
-                 'renderers', 'revision', 'sources', 'versions')
+    __slots__ = ('_version', 'compiled_filters', 'excluded', 'frame_order', 'frames',
+                 'geometries', 'renderers', 'revision', 'sources', 'versions')
 
     def __init__(self) -> None:
         self.sources: dict[SourceId, SourceRecord] = {
@@ -173,6 +174,7 @@ class GeometryState:
         self.excluded: set[tuple[int, int]] = set()
         self.compiled_filters: dict[str, frozenset[tuple[int, int]]] = {}
         self.revision = 0
+        self._version: GeometryVersion | None = None
 
     def copy(self) -> GeometryState:
         """An independent copy with the same ids, versions and filters.
@@ -189,6 +191,7 @@ class GeometryState:
         other.excluded = set(self.excluded)
         other.compiled_filters = dict(self.compiled_filters)
         other.revision = self.revision
+        other._version = self._version
         return other
 
     # ------------------------------------------------------------------ lookups, messages
@@ -262,6 +265,17 @@ class GeometryState:
     def bump(self, role: Role) -> None:
         """Draws a new version for ``role``."""
         self.versions[role] = new_version()
+        self._version = None
+
+    def geometry_version(self) -> GeometryVersion:
+        """The current per-role versions (one immutable object until the next bump)."""
+        version = self._version
+        if version is None:
+            v = self.versions
+            version = self._version = GeometryVersion(
+                proximity=v[Role.PROXIMITY], illustration=v[Role.ILLUSTRATION],
+                perception=v[Role.PERCEPTION])
+        return version
 
     def edited(self) -> None:
         """Records a model edit."""

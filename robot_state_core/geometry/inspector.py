@@ -409,6 +409,4 @@ class SceneGraphInspector:
 
     def geometry_version(self) -> GeometryVersion:
         """The current per-role versions (G-C10; compare with ``is_same_as``)."""
-        v = self._sg.versions
-        return GeometryVersion(proximity=v[Role.PROXIMITY], illustration=v[Role.ILLUSTRATION],
-                               perception=v[Role.PERCEPTION])
+        return self._sg.geometry_version()

@@ -64,7 +64,8 @@ class QueryObject:
         geometry_ids: ``(G,)`` the snapshot's geometries, in index order (read-only).
     """
 
-    __slots__ = ('_candidates', '_index', '_inspector', '_objects', 'geometry_ids')
+    __slots__ = ('_candidate_set', '_candidates', '_index', '_inspector', '_objects',
+                 'geometry_ids')
 
     def __init__(self, inspector: SceneGraphInspector, objects: FclObjects,
                  geometry_ids: Int64Array, candidates: IntArray,
@@ -83,6 +84,7 @@ class QueryObject:
         self._objects = objects
         self.geometry_ids = geometry_ids
         self._candidates = candidates
+        self._candidate_set: set[tuple[int, int]] | None = None
         self._index = index_of if index_of is not None else {
             g: k for k, g in enumerate(geometry_ids.tolist())}
 
@@ -208,11 +210,11 @@ class QueryObject:
             geometry_id_B: GeometryId) -> SignedDistancePair:
         """Signed distance of one pair (Drake ``ComputeSignedDistancePairClosestPoints``).
 
-        The pair need not be a candidate (Drake ignores filters here too).
+        ``id_A`` of the result is ``geometry_id_A``. As in Drake, a filtered pair is refused.
 
         Raises:
             GeometryRegistrationError: An id is not a geometry of the snapshot.
-            InvalidArgumentError: The two ids are equal.
+            InvalidArgumentError: The two ids are equal, or the pair is filtered.
         """
         where = 'QueryObject.compute_signed_distance_pair_closest_points'
         a = self._position(geometry_id_A, where)
@@ -220,6 +222,12 @@ class QueryObject:
         if a == b:
             raise InvalidArgumentError(f'{where}: the two geometries are the same '
                                        f'({geometry_id_A})')
+        if self._candidate_set is None:
+            self._candidate_set = {(int(i), int(j)) for i, j in self._candidates.tolist()}
+        if (min(a, b), max(a, b)) not in self._candidate_set:
+            raise InvalidArgumentError(
+                f'{where}: the pair ({geometry_id_A}, {geometry_id_B}) is filtered (same frame, '
+                'a filter declaration or a compiled filter)')
         return self._objects.distance_pairs(np.array([[a, b]]), broadphase='pairs')[0]
 
     def compute_signed_distance_to_point(self, p_WQ: ArrayLike,
