@@ -6,7 +6,11 @@
   property sets.
 * :mod:`~robot_state_core.geometry.scene_graph`: :class:`SceneGraph`, the registry of sources,
   frames and geometries, with ids, versions, collision filters and pose composition.
+* :mod:`~robot_state_core.geometry.geometry_state`: the registry's data (Drake's
+  ``GeometryState``): records, versions and the collision-filter state.
 * :mod:`~robot_state_core.geometry.inspector`: :class:`SceneGraphInspector`, its read-only view.
+* :mod:`~robot_state_core.geometry.query_object`: ``QueryObject``, queries on one pose snapshot
+  (imported on demand: it is the layer that uses the fcl backend).
 
 Nothing here imports a collision backend (fcl); importing this package needs numpy only.
 """

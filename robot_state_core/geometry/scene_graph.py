@@ -3,10 +3,14 @@
 :class:`SceneGraph` is the nexus for all geometry (G-C1): *producers* register a source, frames
 and geometries; *consumers* read them through the :class:`SceneGraphInspector`
 (:meth:`SceneGraph.model_inspector`) and turn frame poses into geometry poses with
-:meth:`SceneGraph.compute_world_poses`. There is no collision backend here; the query layer
-(``query.py``/``fcl_backend.py``) consumes this registry. The package top level exports the
-class as ``GeometrySceneGraph`` (design study C1), since
-``robot_state_core.description.scene_graph`` holds the tesseract one.
+:meth:`SceneGraph.compute_world_poses`. The registry's data is a
+:class:`~robot_state_core.geometry.geometry_state.GeometryState`, which the inspector reads.
+There is no collision backend here; the query layer consumes this registry through a
+:class:`~robot_state_core.geometry.query_object.QueryObject` (one pose snapshot, on the fcl
+backend of ``fcl_backend.py``). A
+:class:`~robot_state_core.scene.planning_scene.PlanningScene` keeps one registry as its
+geometry store. The package top level exports the class as ``GeometrySceneGraph`` (design
+study C1), since ``robot_state_core.description.scene_graph`` holds the tesseract one.
 
 Ids (design study B3). :data:`SourceId`, :data:`FrameId` and :data:`GeometryId` are
 ``typing.NewType`` ints, drawn from one process-wide counter. An id therefore names exactly one
@@ -50,8 +54,10 @@ Collision filtering (G-29, G-30). Rigid geometries affixed to the same frame (an
 the world frame) never collide; deformables get no implicit filter. Explicit filters are
 declared through :meth:`SceneGraph.collision_filter_manager` with :class:`GeometrySet` s and
 apply, as in Drake, to geometries that have the proximity role when the declaration is applied
-(losing that role drops the geometry's filters). The inspector reports the result
-(``collision_filtered``, ``get_collision_candidates``).
+(losing that role drops the geometry's filters). Beside declarations, the manager holds named
+*compiled filters* (our addition, :meth:`CollisionFilterManager.set_compiled_filter`): layers
+of excluded id pairs replaced as a whole, which is how a planning scene installs its ACM. The
+inspector reports the result (``collision_filtered``, ``get_collision_candidates``).
 
 Poses (G-C4, G-C5, G-C11). Frames are posed relative to their parent (``X_PF``); a geometry is
 fixed in its frame (``X_FG``). :meth:`SceneGraph.compute_world_poses` takes one ``X_PF`` per

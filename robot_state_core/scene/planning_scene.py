@@ -7,6 +7,15 @@
 ``CollisionObject`` semantics) and bodies attached to the current state. Queries take any state of
 the model.
 
+Geometry store (issue 11, design study B3). The scene keeps **one** Drake-style
+:class:`~robot_state_core.geometry.scene_graph.SceneGraph` (:attr:`PlanningScene.scene_graph`):
+source ``'robot'`` with a frame per link, the links' proximity (and illustration) geometry
+(:meth:`RobotGeometry.register <robot_state_core.robot_geometry.RobotGeometry.register>`) and
+the shapes of attached bodies on their link's frame; source ``'world'`` with each world
+object's shapes as anchored geometry. Applying or removing world objects and attaching or
+detaching bodies registers and removes geometry there (attached bodies follow the queried
+state's bodies).
+
 Collision filtering (seed Q1/Q2, §8.15). A pair of geometries is checked unless:
 
 * both belong to one body (same link, same attached body, same world object: G-30), or a
@@ -19,17 +28,31 @@ Collision filtering (seed Q1/Q2, §8.15). A pair of geometries is checked unless
   attached to the same link (MoveIt);
 * two world objects (never checked, as in MoveIt).
 
+These rules are the registry's collision-filter state, one mechanism: pairs on one frame (one
+link; one attached body, or bodies attached to one link, on the link's frame; world objects,
+all anchored on the world frame) are filtered by the registry's same-frame rule (G-30), and
+the rest (ACM ALWAYS entries, disabled links, touch links, half-space pairs) is compiled into
+the registry's filter layer ``'planning_scene'``
+(:meth:`~robot_state_core.geometry.scene_graph.CollisionFilterManager.set_compiled_filter`)
+when the ACM, the world or the attached bodies change. Filters declared on
+:attr:`PlanningScene.scene_graph` through its ``collision_filter_manager()`` apply too.
+CONDITIONAL entries stay candidates; their deciders run per contact.
+
 Self collision covers robot links and attached bodies among themselves; world collision covers
 them against world objects. A group restricts checks to pairs where at least one body is a
 link the group moves (MoveIt's "updated links": the child links of the group's joints and all
 their descendants) or attached to one.
 
-Everything is compiled into index form when the world, the attached bodies or the ACM change:
-one combined geometry list (robot geometries, then attached shapes, then world shapes), one
-python-fcl object per geometry and candidate-pair arrays per request kind. A query then
-computes the link poses once (``state.get_link_poses()``), poses every moving geometry with one
-batched product, and runs fcl on the candidate pairs. Names are resolved only when results are
-reported.
+Everything is compiled into index form when the world, the attached bodies or the ACM change
+(keyed on the registry's proximity version, so nothing is recompiled per query): one combined
+geometry list (robot geometries, then attached shapes, then world shapes) with their registry
+ids, one python-fcl object per geometry, the registry's candidate pairs in that order and
+candidate-pair arrays per request kind. A query then computes the link poses once
+(``state.get_link_poses()``), poses every moving geometry with one batched product and answers
+through a :class:`~robot_state_core.geometry.query_object.QueryObject` bound to those poses
+(:meth:`PlanningScene.query_object`): ``has_collisions``, ``compute_point_pair_penetration`` and
+``compute_minimum_signed_distance`` on the selected pairs. Names are resolved only when results
+are reported.
 
 Contacts (:class:`Contact`). Body 1 is always the earlier body in the combined order (robot
 link, then attached body, then world object), so a robot-world contact names the robot first.
@@ -41,8 +64,8 @@ with A = body 1. ``position_W`` is the midpoint of the two deepest points (fcl's
 primitive pairs). For triangle meshes, depths are per triangle pair (a mesh is a surface).
 
 Threads. A scene is not safe for concurrent use; :meth:`PlanningScene.copy` returns an
-independent snapshot (its own state, ACM, world mapping and fcl objects; immutable geometry and
-meshes are shared) for another thread.
+independent snapshot (its own state, ACM, world mapping, registry and fcl objects; immutable
+geometry and meshes are shared) for another thread.
 """
 
 from __future__ import annotations

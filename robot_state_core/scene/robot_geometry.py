@@ -13,9 +13,12 @@ into geometry (seed §3, G-C1..G-C8):
   ``('phong', 'diffuse')`` from the material colour (grey ``(0.9, 0.9, 0.9, 1)``, Drake's
   default, without one).
 
-The hot path never touches the registry: the proximity geometries are also kept as index
-arrays, ``geometry_link (G,)``, ``X_LG (G, 4, 4)``, ``shapes`` and ``names``, and
-:meth:`RobotGeometry.world_poses` is one batched product ``X_WL[geometry_link] @ X_LG``.
+A :class:`~robot_state_core.planning_scene.PlanningScene` registers the robot this way into
+its own registry, its geometry store (with attached bodies and world objects). The hot path
+reads no registry records: the proximity geometries are also kept as index arrays,
+``geometry_link (G,)``, ``X_LG (G, 4, 4)``, ``shapes`` and ``names`` (in the order of
+:attr:`RobotGeometryRegistration.proximity_ids`), and :meth:`RobotGeometry.world_poses` is one
+batched product ``X_WL[geometry_link] @ X_LG``.
 
 Padding and scale (MoveIt's link padding/scale; ``scale`` first, then ``padding`` [m]). The
 padded shape contains the original one and its surface lies about ``padding`` outside it:
