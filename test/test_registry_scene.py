@@ -332,3 +332,54 @@ def test_copy_has_its_own_registry(
     other.apply_world_object(MOVE, 'a', _translation(3.5))
     assert scene.query_object(scene.current_state).get_pose_in_world(
         scene.query_object(scene.current_state).geometry_ids[-1])[0, 3] == 3.0
+
+
+def test_registry_follows_the_queried_states_bodies(
+        loaded: tuple[str, RobotModel, set[frozenset[str]]]) -> None:
+    name, model, _ = loaded
+    scene = PlanningScene(model)
+    (hand, hand_touch), _ = ATTACH[name]
+    other = RobotState(model)  # no attached body
+    held = scene.attach_object(hand, 'tool', None, [(Sphere(0.03), np.eye(4))],
+                               touch_links=hand_touch)
+    inspector = scene.scene_graph.model_inspector()
+
+    def registered() -> set[str]:
+        return {inspector.get_name(g) for g in inspector.get_all_geometry_ids(Role.PROXIMITY)}
+
+    # the registry's filter state is compiled as soon as the registry is handed out
+    with_tool = {frozenset((inspector.get_name(a), inspector.get_name(b)))
+                 for a, b in inspector.get_collision_candidates()}
+    assert with_tool == {frozenset(p) for p in scene.candidate_pairs()}
+    assert 'tool/0' in registered()
+    without_tool = {frozenset(p) for p in scene.candidate_pairs(other)}
+    assert 'tool/0' not in registered()  # the registry now holds the queried state's bodies
+    assert without_tool == {p for p in with_tool if 'tool/0' not in p}
+    # alternating states: each query sees its own bodies
+    scene.scene_graph  # noqa: B018 - re-syncs to the current state's bodies
+    assert {frozenset(p) for p in scene.candidate_pairs()} == with_tool
+    assert {frozenset(p) for p in scene.candidate_pairs(other)} == without_tool
+    assert {frozenset(p) for p in scene.candidate_pairs()} == with_tool
+    request = CollisionRequest(contacts=True, max_contacts=10**6)
+    assert not any('tool' in c.pair for c in scene.check_collision(other, request).contacts)
+    assert held in scene.current_state.get_attached_bodies()
+
+
+def test_move_keeps_the_world_geometry(
+        loaded: tuple[str, RobotModel, set[frozenset[str]]]) -> None:
+    _, model, _ = loaded
+    scene = PlanningScene(model)
+    scene.apply_world_object(ADD, 'box', _translation(3.0), [(Box(0.1, 0.1, 0.1), np.eye(4))])
+    sg = scene.scene_graph
+    inspector = sg.model_inspector()
+    (box,) = [g for g in inspector.get_all_geometry_ids(Role.PROXIMITY)
+              if inspector.get_name(g) == 'box/0']
+    robot = [g for g in inspector.get_all_geometry_ids(Role.PROXIMITY) if g != box]
+    sg.collision_filter_manager().exclude_between([box], robot[:1])
+    scene.apply_world_object(MOVE, 'box', _translation(0.0, 0.0, 0.1))
+    assert inspector.get_name(box) == 'box/0'  # same id
+    np.testing.assert_array_equal(inspector.get_pose_in_frame(box),
+                                  _translation(0.0, 0.0, 0.1))
+    assert inspector.collision_filtered(box, robot[0])  # its filters stay
+    query = scene.query_object(scene.current_state)
+    np.testing.assert_array_equal(query.get_pose_in_world(box), _translation(0.0, 0.0, 0.1))

@@ -655,7 +655,11 @@ class PlanningScene:
                 _LOG.debug(f'{where}: MOVE ignores the {len(shape_list)} shape(s) given')
             new = WorldObject(object_id, np.asarray(X_WO, dtype=np.float64), old.shapes,
                               old.subframes)
-        elif operation is CollisionObjectOperation.ADD or old is None:
+            self._world[object_id] = new
+            self._move_world(new)  # same geometries (ids, filters), new poses
+            self._changed(world=True)
+            return
+        if operation is CollisionObjectOperation.ADD or old is None:
             if not shape_list:
                 raise InvalidArgumentError(f'{where}: no shapes given')
             _check_meshes([sh for sh, _ in shape_list], where)
@@ -824,7 +828,7 @@ class PlanningScene:
         geometries of the scene's sources are the scene's to edit (register your own under a
         source of your own: they are not part of the scene's queries).
         """
-        self._sync_attached(tuple(self._state.get_attached_bodies()))
+        self._pairs_for(self._layout_for(tuple(self._state.get_attached_bodies())))
         return self._sg
 
     def _register(self, source: SourceId, frame: FrameId, X_FG: FloatArray, shape: Shape,
@@ -846,16 +850,25 @@ class PlanningScene:
             for k, (shape, X_WS) in enumerate(zip((s for s, _ in obj.shapes),
                                                   obj.shape_world_poses(), strict=True)))
 
+    def _move_world(self, obj: WorldObject) -> None:
+        for gid, (shape, _), X_WS in zip(self._world_ids[obj.id], obj.shapes,
+                                         obj.shape_world_poses(), strict=True):
+            self._sg.change_shape(self._world_source, gid, shape, X_WS)
+
     def _unregister_world(self, object_id: str) -> None:
         for gid in self._world_ids.pop(object_id, ()):
             self._sg.remove_geometry(self._world_source, gid)
 
-    def _sync_attached(self, bodies: tuple[AttachedBody, ...]) -> None:
-        """Make the registry hold exactly ``bodies`` as attached geometry (by identity)."""
+    def _sync_attached(self, bodies: tuple[AttachedBody, ...]) -> bool:
+        """Make the registry hold exactly ``bodies`` as attached geometry (by identity).
+
+        Returns:
+            Whether the registry changed.
+        """
         registered = self._attached_ids
         if len(registered) == len(bodies) and all(
                 b is r for b, (r, _) in zip(bodies, registered, strict=True)):
-            return
+            return False
         wanted = {id(b) for b in bodies}
         kept: dict[int, tuple[GeometryId, ...]] = {}
         source = self._robot.source_id
@@ -876,15 +889,16 @@ class PlanningScene:
                         body.shapes, body.shape_poses_in_link_frame, strict=True)))
             out.append((body, body_ids))
         self._attached_ids = tuple(out)
+        return True
 
     # ------------------------------------------------------------------ compilation
 
     def _layout_for(self, bodies: tuple[AttachedBody, ...]) -> _Layout:
+        edited = self._sync_attached(bodies)  # the registry holds the bodies of the query
         layout = self._layout
-        if layout is not None and layout.world_version == self._world_version \
+        if not edited and layout is not None and layout.world_version == self._world_version \
                 and _same(layout.bodies, bodies):
             return layout
-        self._sync_attached(bodies)
         model, geo = self._model, self._geometry
         n_links = model.link_count
         shapes: list[Shape] = list(geo.shapes)
