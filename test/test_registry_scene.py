@@ -383,3 +383,30 @@ def test_move_keeps_the_world_geometry(
     assert inspector.collision_filtered(box, robot[0])  # its filters stay
     query = scene.query_object(scene.current_state)
     np.testing.assert_array_equal(query.get_pose_in_world(box), _translation(0.0, 0.0, 0.1))
+
+
+def test_copies_share_the_registry_until_one_edits_it(
+        loaded: tuple[str, RobotModel, set[frozenset[str]]]) -> None:
+    _, model, _ = loaded
+    scene = PlanningScene(model)
+    scene.apply_world_object(ADD, 'a', _translation(0.0, 0.0, 0.2), [(Sphere(0.3), np.eye(4))])
+    state = scene.current_state
+    expected = scene.check_collision(state, CollisionRequest(contacts=True, max_contacts=10**6))
+    copies = [scene.copy() for _ in range(3)]
+    scene.apply_world_object(REMOVE, 'a')  # the original edits: the copies keep 'a'
+    copies[0].apply_world_object(ADD, 'b', _translation(9.0), [(Sphere(0.1), np.eye(4))])
+    for other in copies:
+        result = other.check_collision(state, CollisionRequest(contacts=True,
+                                                               max_contacts=10**6))
+        assert [c.pair for c in result.contacts] == [c.pair for c in expected.contacts]
+    assert not any('a' in c.pair for c in scene.check_collision(
+        state, CollisionRequest(contacts=True, max_contacts=10**6)).contacts)
+    # a registry handed out by scene_graph stays the scene's; a copy takes its own at once
+    sg = scene.scene_graph
+    other = scene.copy()
+    inspector = sg.model_inspector()
+    robot = list(inspector.get_all_geometry_ids(Role.PROXIMITY))
+    sg.collision_filter_manager().exclude_within(robot)
+    assert scene.candidate_pairs() == ()
+    assert len(other.candidate_pairs()) > 0
+    assert other.scene_graph is not sg

@@ -130,14 +130,19 @@ class GeometryRecord:
         return flags
 
     def copy(self) -> GeometryRecord:
-        """An independent copy (shapes, poses and meshes are immutable and shared)."""
+        """An independent copy.
+
+        Shapes, poses, meshes and role property sets are shared: the registry stores its own
+        copy of a property set and replaces it (never edits it in place); getters hand out
+        copies.
+        """
         deformable = self.deformable
         if deformable is not None:
             deformable = DeformableRecord(deformable.resolution_hint, deformable.reference,
                                           deformable.configuration)
         return GeometryRecord(self.id, self.name, self.source_id, self.frame_id, self.shape,
                               self.X_FG, self.parent_geometry_id, list(self.child_geometry_ids),
-                              {role: p.copy() for role, p in self.roles.items()},
+                              dict(self.roles),
                               set(self.renderers), deformable)
 
 

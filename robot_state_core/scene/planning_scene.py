@@ -470,8 +470,12 @@ class PlanningScene:
         self._acm_seen: tuple[AllowedCollisionMatrix, int] = (self._acm, self._acm.version)
         self._group_links: dict[str, BoolArray] = {}
         # The geometry store: one registry with the sources 'robot' and 'world'.
-        sg = SceneGraph()
-        self._bind_registry(sg, self._geometry.register(sg), sg.register_source('world'))
+        # A copy of the robot's own registry (RobotGeometry.register, same ids), plus 'world'.
+        sg = self._geometry.scene_graph._clone()
+        self._bind_registry(sg, dataclasses.replace(self._geometry.registration, scene_graph=sg),
+                            sg.register_source('world'))
+        self._sg_shared = False  # True while a copy may hold the same registry object
+        self._sg_handed_out = False  # scene_graph returned it: callers may hold and edit it
         self._world_ids: dict[str, tuple[GeometryId, ...]] = {}
         self._attached_ids: tuple[tuple[AttachedBody, tuple[GeometryId, ...]], ...] = ()
         self._reset_caches()
@@ -482,6 +486,19 @@ class PlanningScene:
         self._robot = robot
         self._world_source = world_source
         self._inspector: SceneGraphInspector = sg.model_inspector()
+
+    def _own_registry(self) -> None:
+        """Copy-on-write: before the first edit after :meth:`copy`, take a private registry.
+
+        A registry shared between a scene and its copies is never edited; each one that edits
+        first takes its own copy (same ids, versions and filters, so compiled arrays stay
+        valid).
+        """
+        if self._sg_shared:
+            sg = self._sg._clone()
+            self._bind_registry(sg, dataclasses.replace(self._robot, scene_graph=sg),
+                                self._world_source)
+            self._sg_shared = False
 
     def _reset_caches(self) -> None:
         self._layout: _Layout | None = None
@@ -559,8 +576,9 @@ class PlanningScene:
     def copy(self) -> PlanningScene:
         """An independent snapshot, safe to use from another thread.
 
-        The copy has its own current state, ACM, world mapping, registry (a copy with the same
-        ids, versions and filters) and fcl objects; the immutable robot geometry, world
+        The copy has its own current state, ACM, world mapping, registry (copy-on-write: the
+        two share the registry until one of them edits it, which then takes a copy with the
+        same ids, versions and filters) and fcl objects; the immutable robot geometry, world
         objects, attached bodies, meshes and compiled index arrays are shared.
         """
         other = PlanningScene.__new__(PlanningScene)
@@ -575,9 +593,15 @@ class PlanningScene:
         other._edits = self.version
         other._acm_seen = (other._acm, other._acm.version)
         other._group_links = dict(self._group_links)
-        sg = self._sg._clone()  # same ids, versions and filters: compiled arrays stay valid
-        other._bind_registry(sg, dataclasses.replace(self._robot, scene_graph=sg),
-                             self._world_source)
+        other._sg_handed_out = False
+        if self._sg_handed_out:  # others may edit this one: the copy takes its own now
+            sg = self._sg._clone()
+            other._bind_registry(sg, dataclasses.replace(self._robot, scene_graph=sg),
+                                 self._world_source)
+            other._sg_shared = False
+        else:  # shared until one of the two edits it (copy-on-write, _own_registry)
+            other._bind_registry(self._sg, self._robot, self._world_source)
+            other._sg_shared = self._sg_shared = True
         other._world_ids = dict(self._world_ids)
         other._attached_ids = self._attached_ids
         other._reset_caches()
@@ -829,10 +853,13 @@ class PlanningScene:
         source of your own: they are not part of the scene's queries).
         """
         self._pairs_for(self._layout_for(tuple(self._state.get_attached_bodies())))
+        self._own_registry()  # handed out: the caller may keep and edit it
+        self._sg_handed_out = True
         return self._sg
 
     def _register(self, source: SourceId, frame: FrameId, X_FG: FloatArray, shape: Shape,
                   name: str) -> GeometryId:
+        self._own_registry()
         instance = GeometryInstance(X_FG, shape, name, (ProximityProperties(),))
         try:
             return self._sg.register_geometry(source, frame, instance)
@@ -851,11 +878,14 @@ class PlanningScene:
                                                   obj.shape_world_poses(), strict=True)))
 
     def _move_world(self, obj: WorldObject) -> None:
+        self._own_registry()
         for gid, (shape, _), X_WS in zip(self._world_ids[obj.id], obj.shapes,
                                          obj.shape_world_poses(), strict=True):
             self._sg.change_shape(self._world_source, gid, shape, X_WS)
 
     def _unregister_world(self, object_id: str) -> None:
+        if object_id in self._world_ids:
+            self._own_registry()
         for gid in self._world_ids.pop(object_id, ()):
             self._sg.remove_geometry(self._world_source, gid)
 
@@ -869,6 +899,7 @@ class PlanningScene:
         if len(registered) == len(bodies) and all(
                 b is r for b, (r, _) in zip(bodies, registered, strict=True)):
             return False
+        self._own_registry()
         wanted = {id(b) for b in bodies}
         kept: dict[int, tuple[GeometryId, ...]] = {}
         source = self._robot.source_id
@@ -987,6 +1018,7 @@ class PlanningScene:
         excluded |= halfspace[i] & halfspace[j]
         excluded &= layout.ref_link[i] != layout.ref_link[j]  # same frame: already filtered
         ids = layout.ids
+        self._own_registry()
         self._sg.collision_filter_manager().set_compiled_filter(
             _FILTER_NAME, np.column_stack([ids[i[excluded]], ids[j[excluded]]]))
 

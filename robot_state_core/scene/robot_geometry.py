@@ -407,7 +407,11 @@ class RobotGeometry:
 
     @property
     def scene_graph(self) -> SceneGraph:
-        """The registry built at construction (holds only the ``'robot'`` source)."""
+        """The registry built at construction (holds only the ``'robot'`` source).
+
+        Each :class:`~robot_state_core.planning_scene.PlanningScene` starts its own registry
+        as a copy of this one (same ids); do not edit it.
+        """
         return self.registration.scene_graph
 
     # ------------------------------------------------------------------ queries
