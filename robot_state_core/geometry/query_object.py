@@ -54,7 +54,35 @@ from robot_state_core.geometry.query import (
 from robot_state_core.geometry.roles import Role
 from robot_state_core.geometry.scene_graph import FramePoses, SceneGraph
 
-__all__ = ['QueryObject']
+__all__ = ['QueryObject', 'candidate_index_pairs']
+
+
+def candidate_index_pairs(candidate_ids: ArrayLike, geometry_ids: Int64Array) -> IntArray:
+    """Registry candidate pairs (ids) as index pairs into an ordered list of geometries.
+
+    Args:
+        candidate_ids: ``(K, 2)`` geometry-id pairs, e.g.
+            :meth:`~robot_state_core.geometry.inspector.SceneGraphInspector.get_collision_candidate_array`.
+        geometry_ids: ``(G,)`` the geometries, in the caller's index order.
+
+    Returns:
+        ``(P, 2)`` index pairs ``a < b`` in ``numpy.triu_indices(G, 1)`` order; pairs naming a
+        geometry outside ``geometry_ids`` are dropped.
+    """
+    pairs = np.asarray(candidate_ids, dtype=np.int64).reshape(-1, 2)
+    ids = np.asarray(geometry_ids, dtype=np.int64)
+    G = len(ids)
+    if len(pairs) == 0 or G < 2:
+        return np.zeros((0, 2), dtype=np.intp)
+    order = np.argsort(ids, kind='stable')
+    sorted_ids = ids[order]
+    pos = np.minimum(np.searchsorted(sorted_ids, pairs), G - 1)
+    inside = (sorted_ids[pos] == pairs).all(axis=1)
+    index = order[pos[inside]]
+    a, b = index.min(axis=1), index.max(axis=1)
+    rank = np.argsort(a * G + b, kind='stable')
+    out: IntArray = np.column_stack([a[rank], b[rank]]).astype(np.intp)
+    return out
 
 
 class QueryObject:
@@ -115,7 +143,7 @@ class QueryObject:
         objects = FclObjects([inspector.get_shape(GeometryId(g)) for g in ids.tolist()],
                              ids.tolist(), broadphase=broadphase)
         objects.set_poses(X_WG[rigid] if len(all_ids) else np.zeros((0, 4, 4)))
-        candidates = scene_graph._gs.candidate_pairs(ids)
+        candidates = candidate_index_pairs(inspector.get_collision_candidate_array(), ids)
         return cls(inspector, objects, ids, candidates)
 
     # ------------------------------------------------------------------ the snapshot

@@ -101,7 +101,7 @@ from robot_state_core.geometry.fcl_backend import (
 from robot_state_core.geometry.identifiers import FrameId, GeometryId, SourceId
 from robot_state_core.geometry.inspector import SceneGraphInspector
 from robot_state_core.geometry.query import PenetrationAsPointPair
-from robot_state_core.geometry.query_object import QueryObject
+from robot_state_core.geometry.query_object import candidate_index_pairs, QueryObject
 from robot_state_core.geometry.roles import ProximityProperties
 from robot_state_core.geometry.scene_graph import GeometryInstance, SceneGraph
 from robot_state_core.geometry.shapes import Convex, HalfSpace, Mesh, Shape
@@ -1032,7 +1032,8 @@ class PlanningScene:
                 or key[2] != self._acm.version:
             self._compile_filter(layout, compiled.allowed)
             self._filter_key = filter_key
-        pairs = self._registry_pairs(layout)
+        pairs = candidate_index_pairs(self._inspector.get_collision_candidate_array(),
+                                      layout.ids)
         world = int(BodyType.WORLD_OBJECT)
         deciders: list[DecideContactFn | None] = [None] * len(pairs)
         if compiled.conditional:
@@ -1046,26 +1047,6 @@ class PlanningScene:
         self._pairs_key = (layout, self._acm, self._acm.version,
                            self._inspector.geometry_version().proximity)
         return result
-
-    def _registry_pairs(self, layout: _Layout) -> IntArray:
-        """The registry's collision candidates among the layout's geometries.
-
-        Returns ``(P, 2)`` index pairs ``a < b`` in ``numpy.triu_indices`` order.
-        """
-        candidates = self._inspector.get_collision_candidate_array()
-        ids = layout.ids
-        G = len(ids)
-        if len(candidates) == 0 or G < 2:
-            return np.zeros((0, 2), dtype=np.intp)
-        order = np.argsort(ids, kind='stable')
-        sorted_ids = ids[order]
-        pos = np.minimum(np.searchsorted(sorted_ids, candidates), G - 1)
-        inside = (sorted_ids[pos] == candidates).all(axis=1)
-        index = order[pos[inside]]
-        a, b = index.min(axis=1), index.max(axis=1)
-        rank = np.argsort(a * G + b, kind='stable')
-        out: IntArray = np.column_stack([a[rank], b[rank]]).astype(np.intp)
-        return out
 
     def _moved_links(self, group: str) -> BoolArray:
         moved = self._group_links.get(group)
