@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 import robot_corpus
 
-from robot_state_core.acm import AllowedCollisionMatrix
+from robot_state_core.description.acm import AllowedCollisionMatrix
 from robot_state_core.errors import GeometryRegistrationError, InvalidArgumentError
 from robot_state_core.geometry import (
     GeometryFrame,
@@ -31,14 +31,14 @@ from robot_state_core.geometry import (
 )
 from robot_state_core.geometry.query_object import QueryObject
 from robot_state_core.geometry.shapes import Box, HalfSpace, Sphere
-from robot_state_core.planning_scene import (
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.scene.planning_scene import (
     CollisionObjectOperation,
     CollisionRequest,
     Contact,
     PlanningScene,
 )
-from robot_state_core.robot_model import RobotModel
-from robot_state_core.robot_state import RobotState
+from robot_state_core.state.robot_state import RobotState
 
 ADD = CollisionObjectOperation.ADD
 REMOVE = CollisionObjectOperation.REMOVE

@@ -18,8 +18,9 @@ Collision-filter state (G-29, G-30). A pair of proximity geometries is filtered 
 * a *compiled filter* excludes it: a named layer of id pairs installed as a whole with
   :meth:`CollisionFilterManager.set_compiled_filter
   <robot_state_core.geometry.scene_graph.CollisionFilterManager.set_compiled_filter>`
-  (our addition). A :class:`~robot_state_core.planning_scene.PlanningScene` compiles its ACM and
-  MoveIt's body rules into the layer ``'planning_scene'`` and replaces it when they change.
+  (our addition). A :class:`~robot_state_core.scene.planning_scene.PlanningScene` compiles
+  its ACM and MoveIt's body rules into the layer ``'planning_scene'`` and replaces it when they
+  change.
 
 :meth:`GeometryState.candidate_pairs` turns the filter state into the candidate pairs of any
 ordered list of geometries with array operations; the inspector's

@@ -1,9 +1,10 @@
 """Geometric queries on one pose snapshot of a registry (Drake ``QueryObject``; G-C12, Q1-Q5).
 
-A :class:`QueryObject` is bound to one set of geometry poses ``X_WG`` (computed from one set of
-frame poses, e.g. a :class:`~robot_state_core.robot_state.RobotState`'s link poses) and to the
-registry's collision-filter state at that moment, and answers the proximity queries with
-Drake's names (``has_collisions``, ``compute_point_pair_penetration``,
+A :class:`QueryObject` is bound to one set of geometry poses ``X_WG`` (computed from one set
+of frame poses, e.g. the link poses of a
+:class:`~robot_state_core.state.robot_state.RobotState`) and to the registry's
+collision-filter state at that moment. It answers the proximity queries with Drake's names
+(``has_collisions``, ``compute_point_pair_penetration``,
 ``compute_signed_distance_pairwise_closest_points``,
 ``compute_signed_distance_pair_closest_points``, ``compute_signed_distance_to_point``).
 Results carry registry :data:`~robot_state_core.geometry.identifiers.GeometryId` s and follow
@@ -17,7 +18,7 @@ How the pieces fit::
     frame poses ──> X_WG ──> QueryObject (this module) ──> FclObjects (python-fcl narrow phase)
 
 Two producers make snapshots: :meth:`QueryObject.from_scene_graph` (any registry and its frame
-poses) and :meth:`robot_state_core.planning_scene.PlanningScene.query_object` (a state of the
+poses) and :meth:`robot_state_core.scene.planning_scene.PlanningScene.query_object` (a state of the
 scene's robot; the scene keeps its fcl objects and compiled arrays between queries, so a query
 costs one batched pose product plus the narrow phase).
 

@@ -388,7 +388,7 @@ class CollisionFilterManager:
 
         A compiled filter is a named set of excluded geometry pairs, replaced as a whole, that
         sits beside the declarations: a pair is filtered if a declaration or any layer excludes
-        it. A :class:`~robot_state_core.planning_scene.PlanningScene` installs its ACM and
+        it. A :class:`~robot_state_core.scene.planning_scene.PlanningScene` installs its ACM and
         MoveIt's body rules as the layer ``'planning_scene'`` and replaces it when they change,
         so nothing is recompiled per query. As with declarations, pairs naming a geometry
         without the proximity role are ignored, removing a geometry (or its proximity role)

@@ -10,7 +10,7 @@ the model.
 Geometry store (issue 11, design study B3). The scene keeps **one** Drake-style
 :class:`~robot_state_core.geometry.scene_graph.SceneGraph` (:attr:`PlanningScene.scene_graph`):
 source ``'robot'`` with a frame per link, the links' proximity (and illustration) geometry
-(:meth:`RobotGeometry.register <robot_state_core.robot_geometry.RobotGeometry.register>`) and
+(:meth:`RobotGeometry.register <robot_state_core.scene.robot_geometry.RobotGeometry.register>`) and
 the shapes of attached bodies on their link's frame; source ``'world'`` with each world
 object's shapes as anchored geometry. Applying or removing world objects and attaching or
 detaching bodies registers and removes geometry there (attached bodies follow the queried

@@ -13,7 +13,7 @@ into geometry (seed §3, G-C1..G-C8):
   ``('phong', 'diffuse')`` from the material colour (grey ``(0.9, 0.9, 0.9, 1)``, Drake's
   default, without one).
 
-A :class:`~robot_state_core.planning_scene.PlanningScene` registers the robot this way into
+A :class:`~robot_state_core.scene.planning_scene.PlanningScene` registers the robot this way into
 its own registry, its geometry store (with attached bodies and world objects). The hot path
 reads no registry records: the proximity geometries are also kept as index arrays,
 ``geometry_link (G,)``, ``X_LG (G, 4, 4)``, ``shapes`` and ``names`` (in the order of
@@ -409,7 +409,7 @@ class RobotGeometry:
     def scene_graph(self) -> SceneGraph:
         """The registry built at construction (holds only the ``'robot'`` source).
 
-        Each :class:`~robot_state_core.planning_scene.PlanningScene` starts its own registry
+        Each :class:`~robot_state_core.scene.planning_scene.PlanningScene` starts its own registry
         as a copy of this one (same ids); do not edit it.
         """
         return self.registration.scene_graph
