@@ -731,8 +731,9 @@ def bench_distance(robots: Sequence[CollisionRobot], settings: Settings,
     section.notes.append('Two framings: `coal` computes the distance of every pair (BVH '
                          'distance of raw meshes is expensive) while ours computes the pair '
                          'with the closest AABBs first and then only pairs whose AABB gap is '
-                         'below that distance (`PlanningScene._min_distance`) — not the same '
-                         'work; `coal, same pruning` runs that same pruning on coal (the fair '
+                         'below that distance (`QueryObject.compute_minimum_signed_distance`) '
+                         '— not the same work; `coal, same pruning` runs that same pruning on '
+                         'coal (the fair '
                          'row). The minimum is the same in all three.')
     section.notes.append('Reference (baselines §3c, other run, 99 pairs): coal '
                          '`computeDistances` on Panda meshes 7.8 ms, python-fcl loop 7.3 ms.')
