@@ -178,6 +178,8 @@ class QueryObject:
     def _pairs(self, pairs: ArrayLike | None) -> IntArray:
         if pairs is None:
             return self._candidates
+        if isinstance(pairs, np.ndarray) and pairs.ndim == 2 and pairs.dtype == np.intp:
+            return pairs  # the scene's selections: no conversion per query
         out: IntArray = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
         return out
 

@@ -925,7 +925,8 @@ class PlanningScene:
     # ------------------------------------------------------------------ compilation
 
     def _layout_for(self, bodies: tuple[AttachedBody, ...]) -> _Layout:
-        edited = self._sync_attached(bodies)  # the registry holds the bodies of the query
+        # the registry holds the bodies of the query (nothing to compare without bodies)
+        edited = bool(bodies or self._attached_ids) and self._sync_attached(bodies)
         layout = self._layout
         if not edited and layout is not None and layout.world_version == self._world_version \
                 and _same(layout.bodies, bodies):
@@ -1115,10 +1116,16 @@ class PlanningScene:
         fcl.set_poses(buffer)
         return layout, fcl
 
-    def _query(self, state: RobotState) -> tuple[_Layout, QueryObject]:
+    def _query(self, state: RobotState, self_collision: bool = True,
+               world_collision: bool = True, group: str | None = None
+               ) -> tuple[_Layout, QueryObject, _Selection]:
+        """Pose the geometries for ``state``; the snapshot and the selected pairs."""
         layout, fcl = self._prepare(state)
-        return layout, QueryObject(self._inspector, fcl, layout.ids,
-                                   self._pairs_for(layout).pairs, layout.index_of)
+        sel = self._selection(layout, self_collision, world_collision, group)
+        pairs = self._pairs  # compiled (and checked current) by _selection
+        assert pairs is not None
+        return layout, QueryObject(self._inspector, fcl, layout.ids, pairs.pairs,
+                                   layout.index_of), sel
 
     # ------------------------------------------------------------------ queries
 
@@ -1195,9 +1202,8 @@ class PlanningScene:
             UnknownNameError: Unknown group.
             BackendUnavailableError: python-fcl is missing.
         """
-        layout, query = self._query(state)
-        sel = self._selection(layout, request.self_collision, request.world_collision,
-                              request.group_name)
+        layout, query, sel = self._query(state, request.self_collision,
+                                         request.world_collision, request.group_name)
         contacts: list[Contact] = []
         per_pair = int(request.max_contacts_per_pair)
         if not request.contacts:
@@ -1233,8 +1239,7 @@ class PlanningScene:
             ModelMismatchError: The state belongs to another model.
             UnknownNameError: Unknown group.
         """
-        layout, query = self._query(state)
-        sel = self._selection(layout, self_collision, world_collision, group)
+        _, query, sel = self._query(state, self_collision, world_collision, group)
         return query.compute_minimum_signed_distance(pairs=sel.all)
 
     def is_state_valid(self, state: RobotState, group: str | None = None,
