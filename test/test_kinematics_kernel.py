@@ -96,7 +96,8 @@ def test_each_kernel_compiles_one_signature() -> None:
     kin.point_jacobian_columns(rng.normal(size=(4, 3)), rng.normal(size=(2, 4, 3)),
                                prismatic=np.array([1]))
     kernels = compiled_kernels()
-    for name in ('forward', 'local_transforms', 'compose', 'point_jacobian', 'jacobian_columns'):
+    for name in ('forward', 'forward_one', 'local_transforms', 'compose', 'point_jacobian',
+                 'jacobian_columns'):
         signatures = getattr(kernels, name).signatures
         assert len(signatures) == 1, f'{name} compiled {len(signatures)} signatures'
 

@@ -80,29 +80,39 @@ def local_rows(q: Any, joints: Any, coefficients: Any, motions: Any,
                j: int) -> Any:  # pragma: no cover - compiled
     """The top three rows of joint ``j``'s local transform ``X_PC(q)``: three 4-tuples.
 
-    ``joints[j]``: kind (0 fixed, 1 one variable, 2 multi-DOF), q index, motion slot, parent
-    link, child link. ``coefficients`` ``(J, 4, 3, 4)``: the top rows of the motion
-    polynomial ``X_PC = B0 + sin θ B1 + (1 - cos θ) B2 + θ B3`` (``B0 = X_PJ``); multi-DOF
-    joints give ``X_PJ @ motions[slot]`` (``motions`` ``(K, 4, 4)``).
+    ``joints[j]``: kind (0 fixed, 1 revolute/continuous, 2 multi-DOF, 3 prismatic), q index,
+    motion slot, parent link, child link. ``coefficients`` ``(J, 4, 3, 4)``: the top rows of
+    the motion polynomial ``X_PC = B0 + sin θ B1 + (1 - cos θ) B2 + θ B3`` (``B0 = X_PJ``;
+    the plan's kinds say which terms vanish: ``B3 = 0`` for rotations, ``B1 = B2 = 0`` and
+    only ``B3``'s translation column nonzero for prismatic joints); multi-DOF joints give
+    ``X_PJ @ motions[slot]`` (``motions`` ``(K, 4, 4)``).
     """
     B = coefficients
     kind = joints[j, 0]
-    if kind == 1:
+    if kind == 1:  # revolute, continuous: B3 = 0
         t = q[joints[j, 1]]
         s = math.sin(t)
         c1 = 1.0 - math.cos(t)
-        return ((B[j, 0, 0, 0] + s * B[j, 1, 0, 0] + c1 * B[j, 2, 0, 0] + t * B[j, 3, 0, 0],
-                 B[j, 0, 0, 1] + s * B[j, 1, 0, 1] + c1 * B[j, 2, 0, 1] + t * B[j, 3, 0, 1],
-                 B[j, 0, 0, 2] + s * B[j, 1, 0, 2] + c1 * B[j, 2, 0, 2] + t * B[j, 3, 0, 2],
-                 B[j, 0, 0, 3] + s * B[j, 1, 0, 3] + c1 * B[j, 2, 0, 3] + t * B[j, 3, 0, 3]),
-                (B[j, 0, 1, 0] + s * B[j, 1, 1, 0] + c1 * B[j, 2, 1, 0] + t * B[j, 3, 1, 0],
-                 B[j, 0, 1, 1] + s * B[j, 1, 1, 1] + c1 * B[j, 2, 1, 1] + t * B[j, 3, 1, 1],
-                 B[j, 0, 1, 2] + s * B[j, 1, 1, 2] + c1 * B[j, 2, 1, 2] + t * B[j, 3, 1, 2],
-                 B[j, 0, 1, 3] + s * B[j, 1, 1, 3] + c1 * B[j, 2, 1, 3] + t * B[j, 3, 1, 3]),
-                (B[j, 0, 2, 0] + s * B[j, 1, 2, 0] + c1 * B[j, 2, 2, 0] + t * B[j, 3, 2, 0],
-                 B[j, 0, 2, 1] + s * B[j, 1, 2, 1] + c1 * B[j, 2, 2, 1] + t * B[j, 3, 2, 1],
-                 B[j, 0, 2, 2] + s * B[j, 1, 2, 2] + c1 * B[j, 2, 2, 2] + t * B[j, 3, 2, 2],
-                 B[j, 0, 2, 3] + s * B[j, 1, 2, 3] + c1 * B[j, 2, 2, 3] + t * B[j, 3, 2, 3]))
+        return ((B[j, 0, 0, 0] + s * B[j, 1, 0, 0] + c1 * B[j, 2, 0, 0],
+                 B[j, 0, 0, 1] + s * B[j, 1, 0, 1] + c1 * B[j, 2, 0, 1],
+                 B[j, 0, 0, 2] + s * B[j, 1, 0, 2] + c1 * B[j, 2, 0, 2],
+                 B[j, 0, 0, 3] + s * B[j, 1, 0, 3] + c1 * B[j, 2, 0, 3]),
+                (B[j, 0, 1, 0] + s * B[j, 1, 1, 0] + c1 * B[j, 2, 1, 0],
+                 B[j, 0, 1, 1] + s * B[j, 1, 1, 1] + c1 * B[j, 2, 1, 1],
+                 B[j, 0, 1, 2] + s * B[j, 1, 1, 2] + c1 * B[j, 2, 1, 2],
+                 B[j, 0, 1, 3] + s * B[j, 1, 1, 3] + c1 * B[j, 2, 1, 3]),
+                (B[j, 0, 2, 0] + s * B[j, 1, 2, 0] + c1 * B[j, 2, 2, 0],
+                 B[j, 0, 2, 1] + s * B[j, 1, 2, 1] + c1 * B[j, 2, 2, 1],
+                 B[j, 0, 2, 2] + s * B[j, 1, 2, 2] + c1 * B[j, 2, 2, 2],
+                 B[j, 0, 2, 3] + s * B[j, 1, 2, 3] + c1 * B[j, 2, 2, 3]))
+    if kind == 3:  # prismatic: B1 = B2 = 0, only the translation moves (no sin/cos)
+        t = q[joints[j, 1]]
+        return ((B[j, 0, 0, 0], B[j, 0, 0, 1], B[j, 0, 0, 2],
+                 B[j, 0, 0, 3] + t * B[j, 3, 0, 3]),
+                (B[j, 0, 1, 0], B[j, 0, 1, 1], B[j, 0, 1, 2],
+                 B[j, 0, 1, 3] + t * B[j, 3, 1, 3]),
+                (B[j, 0, 2, 0], B[j, 0, 2, 1], B[j, 0, 2, 2],
+                 B[j, 0, 2, 3] + t * B[j, 3, 2, 3]))
     if kind == 0:
         return ((B[j, 0, 0, 0], B[j, 0, 0, 1], B[j, 0, 0, 2], B[j, 0, 0, 3]),
                 (B[j, 0, 1, 0], B[j, 0, 1, 1], B[j, 0, 1, 2], B[j, 0, 1, 3]),
@@ -195,6 +205,31 @@ def forward(Q: Any, joints: Any, coefficients: Any, motions: Any, X_PC: Any,
 
 
 @_jit
+def forward_one(q: Any, joints: Any, coefficients: Any, motions: Any,
+                X_WL: Any) -> bool:  # pragma: no cover - compiled
+    """The FK kernel for one configuration: link poses ``X_WL`` ``(L, 4, 4)`` of ``q`` ``(nq,)``.
+
+    :func:`forward`'s loop for ``N = 1`` (the same :func:`local_rows` and
+    :func:`compose_into`, so the poses are bitwise the batch's) with two arrays fewer to
+    type at the call (no batch axes, no local-transform output): the single-configuration
+    call's overhead. ``motions`` ``(K, 4, 4)``: the multi-DOF joint motions of ``q``.
+
+    Returns:
+        Whether ``q`` is finite (the sum of its values is: NaN and inf propagate), the
+        caller's one finiteness test; ``X_WL`` is meaningless when not.
+    """
+    X = X_WL.reshape((1, X_WL.shape[0], 4, 4))
+    set_root(X, 0)
+    for j in range(joints.shape[0]):
+        L0, L1, L2 = local_rows(q, joints, coefficients, motions, j)
+        compose_into(X, 0, joints[j, 3], joints[j, 4], L0, L1, L2)
+    total = 0.0
+    for i in range(q.shape[0]):
+        total += q[i]
+    return math.isfinite(total)
+
+
+@_jit
 def local_transforms(Q: Any, joints: Any, coefficients: Any, motions: Any,
                      X_PC: Any) -> None:  # pragma: no cover - compiled
     """Local joint transforms ``X_PC`` ``(N, J, 4, 4)`` of ``Q`` ``(N, nq)`` (no composition)."""
@@ -224,29 +259,33 @@ def compose(joints: Any, X_PC: Any, X_WL: Any) -> None:  # pragma: no cover - co
 
 
 @_jit
-def jacobian_column(a0: float, a1: float, a2: float, l0: float, l1: float, l2: float,
-                    prismatic: bool, out: Any, column: int) -> None:  # pragma: no cover
-    """One point-Jacobian column into ``out[:, column]`` (rows linear, then angular if 6).
+def column_rows(a0: float, a1: float, a2: float, l0: float, l1: float, l2: float,
+                prismatic: bool) -> Any:  # pragma: no cover - compiled
+    """One point-Jacobian column as a 6-tuple ``[linear; angular]``: the one column formula.
 
     Revolute: ``[a × l; a]``; prismatic: ``[a; 0]`` (axis ``a``, lever ``l`` from a point on
     the axis to the point).
     """
     if prismatic:
-        out[0, column] = a0
-        out[1, column] = a1
-        out[2, column] = a2
-        if out.shape[0] == 6:
-            out[3, column] = 0.0
-            out[4, column] = 0.0
-            out[5, column] = 0.0
-    else:
-        out[0, column] = a1 * l2 - a2 * l1
-        out[1, column] = a2 * l0 - a0 * l2
-        out[2, column] = a0 * l1 - a1 * l0
-        if out.shape[0] == 6:
-            out[3, column] = a0
-            out[4, column] = a1
-            out[5, column] = a2
+        return (a0, a1, a2, 0.0, 0.0, 0.0)
+    return (a1 * l2 - a2 * l1, a2 * l0 - a0 * l2, a0 * l1 - a1 * l0, a0, a1, a2)
+
+
+@_jit
+def jacobian_column(a0: float, a1: float, a2: float, l0: float, l1: float, l2: float,
+                    prismatic: bool, out: Any, column: int) -> None:  # pragma: no cover
+    """One point-Jacobian column (:func:`column_rows`) into ``out[:, column]``.
+
+    Rows linear, then angular if ``out`` has 6 rows.
+    """
+    c = column_rows(a0, a1, a2, l0, l1, l2, prismatic)
+    out[0, column] = c[0]
+    out[1, column] = c[1]
+    out[2, column] = c[2]
+    if out.shape[0] == 6:
+        out[3, column] = c[3]
+        out[4, column] = c[4]
+        out[5, column] = c[5]
 
 
 @_jit
@@ -262,6 +301,9 @@ def point_jacobian(X_WL: Any, link: int, point_L: Any, columns: Any, frames: Any
                    out: Any) -> None:  # pragma: no cover - compiled
     """The Jacobian kernel: point Jacobians ``out`` ``(N, width, nv)`` of a point on ``link``.
 
+    Row style (scalar reads of the poses and tables, no per-column array views), every column
+    from :func:`column_rows`.
+
     Args:
         X_WL: ``(N, L, 4, 4)`` link poses.
         link: The link the point is fixed on.
@@ -273,28 +315,37 @@ def point_jacobian(X_WL: Any, link: int, point_L: Any, columns: Any, frames: Any
         out: ``(N, width, nv)``, zero in the columns not listed (written here otherwise).
     """
     last_point = point_L.shape[0] - 1
+    angular = out.shape[1] == 6
     for n in range(X_WL.shape[0]):
-        X = X_WL[n]
-        T = X[link]
-        pt = point_L[min(n, last_point)]
-        p0 = T[0, 3] + T[0, 0] * pt[0] + T[0, 1] * pt[1] + T[0, 2] * pt[2]
-        p1 = T[1, 3] + T[1, 0] * pt[0] + T[1, 1] * pt[1] + T[1, 2] * pt[2]
-        p2 = T[2, 3] + T[2, 0] * pt[0] + T[2, 1] * pt[1] + T[2, 2] * pt[2]
-        Jn = out[n]
+        m = min(n, last_point)
+        x0, x1, x2 = point_L[m, 0], point_L[m, 1], point_L[m, 2]
+        p0 = (X_WL[n, link, 0, 3] + X_WL[n, link, 0, 0] * x0 + X_WL[n, link, 0, 1] * x1
+              + X_WL[n, link, 0, 2] * x2)
+        p1 = (X_WL[n, link, 1, 3] + X_WL[n, link, 1, 0] * x0 + X_WL[n, link, 1, 1] * x1
+              + X_WL[n, link, 1, 2] * x2)
+        p2 = (X_WL[n, link, 2, 3] + X_WL[n, link, 2, 0] * x0 + X_WL[n, link, 2, 1] * x1
+              + X_WL[n, link, 2, 2] * x2)
         for i in range(columns.shape[0]):
-            C = X[columns[i, 1]]
-            F = frames[i]
-            x, y, z = F[0, 0], F[0, 1], F[0, 2]
+            c = columns[i, 1]
             f = columns[i, 2]
+            x, y, z = frames[i, 0, 0], frames[i, 0, 1], frames[i, 0, 2]
             if f >= 0:  # axis in the joint frame F: R_WF = R_WP @ R_PJ
-                P = X[f]
-                x, y, z = (F[1, 0] * x + F[1, 1] * y + F[1, 2] * z,
-                           F[2, 0] * x + F[2, 1] * y + F[2, 2] * z,
-                           F[3, 0] * x + F[3, 1] * y + F[3, 2] * z)
+                x, y, z = (frames[i, 1, 0] * x + frames[i, 1, 1] * y + frames[i, 1, 2] * z,
+                           frames[i, 2, 0] * x + frames[i, 2, 1] * y + frames[i, 2, 2] * z,
+                           frames[i, 3, 0] * x + frames[i, 3, 1] * y + frames[i, 3, 2] * z)
             else:
-                P = C
-            a0 = P[0, 0] * x + P[0, 1] * y + P[0, 2] * z
-            a1 = P[1, 0] * x + P[1, 1] * y + P[1, 2] * z
-            a2 = P[2, 0] * x + P[2, 1] * y + P[2, 2] * z
-            jacobian_column(a0, a1, a2, p0 - C[0, 3], p1 - C[1, 3], p2 - C[2, 3],
-                            columns[i, 3] != 0, Jn, columns[i, 0])
+                f = c
+            col = column_rows(
+                X_WL[n, f, 0, 0] * x + X_WL[n, f, 0, 1] * y + X_WL[n, f, 0, 2] * z,
+                X_WL[n, f, 1, 0] * x + X_WL[n, f, 1, 1] * y + X_WL[n, f, 1, 2] * z,
+                X_WL[n, f, 2, 0] * x + X_WL[n, f, 2, 1] * y + X_WL[n, f, 2, 2] * z,
+                p0 - X_WL[n, c, 0, 3], p1 - X_WL[n, c, 1, 3], p2 - X_WL[n, c, 2, 3],
+                columns[i, 3] != 0)
+            v = columns[i, 0]
+            out[n, 0, v] = col[0]
+            out[n, 1, v] = col[1]
+            out[n, 2, v] = col[2]
+            if angular:
+                out[n, 3, v] = col[3]
+                out[n, 4, v] = col[4]
+                out[n, 5, v] = col[5]

@@ -34,6 +34,7 @@ from robot_state_core.kinematics.plan import (
     check_link,
     compiled_kernels,
     KinematicsPlan,
+    not_finite,
     plan,
 )
 from robot_state_core.model.robot_model import RobotModel
@@ -44,6 +45,8 @@ _NO_MOTIONS = np.empty((1, 0, 4, 4))
 # The motions argument of models without multi-DOF joints (writable: one kernel signature).
 _NO_LOCALS = np.empty((0, 0, 4, 4))
 # The local-transforms argument when only link poses are wanted.
+_NO_MOTION = np.empty((0, 4, 4))
+# The motions argument of one configuration of a model without multi-DOF joints.
 
 
 def kernel_rows(q: FloatArray) -> FloatArray:
@@ -94,6 +97,28 @@ def run_forward(p: KinematicsPlan, Q: FloatArray, X_PC: FloatArray | None = None
     return X_WL
 
 
+def run_forward_one(p: KinematicsPlan, q: FloatArray, function: str) -> FloatArray:
+    """The single-configuration FK kernel on a checked ``q`` ``(nq,)``: ``(L, 4, 4)``.
+
+    :func:`~robot_state_core.kinematics.compiled.forward_one`, the batch kernel's loop for
+    one configuration (bitwise the same poses) with the fewest arrays crossing into numba.
+    ``q`` may be unchecked for finiteness (``check_configuration(..., finite=False)``): the
+    kernel tests it.
+
+    Raises:
+        InvalidArgumentError: ``q`` contains NaN or inf (naming ``function``).
+    """
+    flags = q.flags
+    if not (flags.c_contiguous and flags.writeable):
+        q = np.array(q, dtype=np.float64, order='C')
+    X_WL = np.empty((p.link_count, 4, 4))
+    if not compiled_kernels().forward_one(
+            q, p.fk_joints, p.fk_coefficients,
+            multi_dof_motions(p, q[None])[0] if p.fk_multi_count else _NO_MOTION, X_WL):
+        raise not_finite(function)
+    return X_WL
+
+
 # ---------------------------------------------------------------------------- local transforms
 
 
@@ -128,9 +153,13 @@ def forward_kinematics(model: RobotModel, q: ArrayLike) -> FloatArray:
     Returns:
         ``X_WL`` ``(..., L, 4, 4)``; ``X_WL[..., 0]`` (the root) is the identity.
     """
-    qa, p = check_configuration(model, q, 'forward_kinematics')
+    qa, p = check_configuration(model, q, 'forward_kinematics', finite=False)
+    if qa.ndim == 1:
+        return run_forward_one(p, qa, 'forward_kinematics')
+    if not all_finite(qa):
+        raise not_finite('forward_kinematics')
     X_WL = run_forward(p, kernel_rows(qa))
-    return X_WL[0] if qa.ndim == 1 else X_WL.reshape(qa.shape[:-1] + X_WL.shape[1:])
+    return X_WL.reshape(qa.shape[:-1] + X_WL.shape[1:])
 
 
 class KinematicsData:

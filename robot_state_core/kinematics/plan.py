@@ -65,9 +65,9 @@ class KinematicsPlan:
     # joint's parent link is composed before it). C-contiguous and, unlike every other plan
     # array, writable: numba types read-only arguments on a slow path (+0.5 µs per array
     # per call). Nothing writes them.
-    fk_joints: IntArray  # (J, 5): kind (0 fixed, 1 one variable, 2 multi-DOF), q index of
-    # a 1-DOF joint's variable, row of a multi-DOF joint in the motions array, parent link,
-    # child link
+    fk_joints: IntArray  # (J, 5): kind (0 fixed, 1 revolute/continuous, 2 multi-DOF,
+    # 3 prismatic), q index of a 1-DOF joint's variable, row of a multi-DOF joint in the
+    # motions array, parent link, child link
     fk_coefficients: FloatArray  # (J, 4, 3, 4): X_PC = B0 + sin θ B1 + (1 - cos θ) B2 + θ B3
     # (top rows; B0 = X_PJ for every joint)
     fk_multi_count: int  # K: multi-DOF joints (planar, then floating, then rpy_floating)
@@ -167,7 +167,7 @@ def _build_plan(model: RobotModel) -> KinematicsPlan:
     fk_joints[multi, 2] = np.arange(multi.size)
     for j, t in enumerate(types):  # plan construction (once per model), not a hot path
         if t in _ONE_DOF:
-            fk_joints[j, :2] = 1, model.joint_q_start[j]
+            fk_joints[j, :2] = 3 if t is JointType.PRISMATIC else 1, model.joint_q_start[j]
             B[j, 1:] = (X_PJ[j] @ one_dof_motion_coefficients(t, axes[j])[1:])[:, :3]
 
     def q_slices(joints: IntArray, n: int) -> IntArray:
@@ -233,34 +233,57 @@ def _fold_matrix(nv: int, mimic_v: IntArray, source_v: IntArray, mult: FloatArra
     return M
 
 
-def check_configuration(model: RobotModel, q: ArrayLike, function: str, name: str = 'q'
-             ) -> tuple[FloatArray, KinematicsPlan]:
+_F64 = np.dtype(np.float64)
+
+
+def check_configuration(model: RobotModel, q: ArrayLike, function: str, name: str = 'q',
+                        finite: bool = True) -> tuple[FloatArray, KinematicsPlan]:
     """``q`` as float64 ``(..., nq)``, finite, with usable quaternions; and the model's plan.
+
+    Args:
+        model: The robot model.
+        q: The configuration(s).
+        function: The caller's name (messages).
+        name: The argument's name (messages).
+        finite: Test finiteness here. ``False`` only for a caller whose compiled kernel tests
+            it (:func:`~robot_state_core.kinematics.compiled.forward_one` returns it) and
+            raises :func:`not_finite` itself; models with multi-DOF joints are tested here
+            anyway (their numpy motions and the quaternion test need finite values).
 
     Raises:
         InvalidArgumentError: Not numeric, wrong shape, NaN or inf, or a FLOATING joint's
             quaternion that is degenerate
             (:func:`~robot_state_core.spatial.transforms.check_quat_xyzw`).
     """
-    try:
-        a = np.asarray(q, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise InvalidArgumentError(f'{function}: {name} is not numeric ({err})') from err
+    if type(q) is np.ndarray and q.dtype == _F64:
+        a = q
+    else:
+        try:
+            a = np.asarray(q, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise InvalidArgumentError(f'{function}: {name} is not numeric ({err})') from err
     shape = a.shape
     if not shape or shape[-1] != model.nq:
         raise InvalidArgumentError(f'{function}: {name} must have shape (..., {model.nq}), got '
                                    f'{shape}')
+    p = model.derived(_build_plan)
+    floating = p.floating.size
     # A Python sum is the cheapest finiteness test of one small configuration (NaN and inf
     # propagate; only values near 1e308, unusable anyway, can overflow it).
-    if not (math.isfinite(sum(a.tolist())) if len(shape) == 1 and shape[0] <= 64
+    if (finite or p.fk_multi_count) and not (
+            math.isfinite(sum(a.tolist())) if len(shape) == 1 and shape[0] <= 64
             else all_finite(a)):
-        raise InvalidArgumentError(f'{function}: {name} contains NaN or inf')
-    p = model.derived(_build_plan)
-    if p.floating.size:
+        raise not_finite(function, name)
+    if floating:
         check_quat_xyzw(a[..., p.floating_q[:, 3:]], function,
                         f'{name}: the quaternion (rot_x, rot_y, rot_z, rot_w)',
                         p.floating_labels)
     return a, p
+
+
+def not_finite(function: str, name: str = 'q') -> InvalidArgumentError:
+    """The error of a configuration with NaN or inf (:func:`check_configuration`'s)."""
+    return InvalidArgumentError(f'{function}: {name} contains NaN or inf')
 
 
 def check_point(point: ArrayLike, function: str, name: str) -> FloatArray:
