@@ -96,8 +96,10 @@ def test_each_kernel_compiles_one_signature() -> None:
     kin.point_jacobian_columns(rng.normal(size=(4, 3)), rng.normal(size=(2, 4, 3)),
                                prismatic=np.array([1]))
     kernels = compiled_kernels()
+    kin.fold_mimic_columns(model, kin.jacobian(model, Q, model.link_count - 1))
+    kin.fold_mimic_columns(model, kin.jacobian(model, Q[0], model.link_count - 1).tolist())
     for name in ('forward', 'forward_one', 'local_transforms', 'compose', 'point_jacobian',
-                 'jacobian_columns'):
+                 'point_jacobian_one', 'jacobian_columns', 'fold_mimic'):
         signatures = getattr(kernels, name).signatures
         assert len(signatures) == 1, f'{name} compiled {len(signatures)} signatures'
 

@@ -297,12 +297,50 @@ def jacobian_columns(axis: Any, lever: Any, prismatic: Any, out: Any) -> None:  
 
 
 @_jit
+def jacobian_into(X_WL: Any, n: int, link: int, x0: float, x1: float, x2: float, columns: Any,
+                  frames: Any, out: Any) -> None:  # pragma: no cover - compiled
+    """The columns of :func:`point_jacobian` for configuration ``n`` into ``out[n]``.
+
+    Row style (scalar reads of the poses and tables, no per-column array views), every column
+    from :func:`column_rows`; the point ``(x0, x1, x2)`` in the link frame.
+    """
+    p0 = (X_WL[n, link, 0, 3] + X_WL[n, link, 0, 0] * x0 + X_WL[n, link, 0, 1] * x1
+          + X_WL[n, link, 0, 2] * x2)
+    p1 = (X_WL[n, link, 1, 3] + X_WL[n, link, 1, 0] * x0 + X_WL[n, link, 1, 1] * x1
+          + X_WL[n, link, 1, 2] * x2)
+    p2 = (X_WL[n, link, 2, 3] + X_WL[n, link, 2, 0] * x0 + X_WL[n, link, 2, 1] * x1
+          + X_WL[n, link, 2, 2] * x2)
+    angular = out.shape[1] == 6
+    for i in range(columns.shape[0]):
+        c = columns[i, 1]
+        f = columns[i, 2]
+        x, y, z = frames[i, 0, 0], frames[i, 0, 1], frames[i, 0, 2]
+        if f >= 0:  # axis in the joint frame F: R_WF = R_WP @ R_PJ
+            x, y, z = (frames[i, 1, 0] * x + frames[i, 1, 1] * y + frames[i, 1, 2] * z,
+                       frames[i, 2, 0] * x + frames[i, 2, 1] * y + frames[i, 2, 2] * z,
+                       frames[i, 3, 0] * x + frames[i, 3, 1] * y + frames[i, 3, 2] * z)
+        else:
+            f = c
+        col = column_rows(
+            X_WL[n, f, 0, 0] * x + X_WL[n, f, 0, 1] * y + X_WL[n, f, 0, 2] * z,
+            X_WL[n, f, 1, 0] * x + X_WL[n, f, 1, 1] * y + X_WL[n, f, 1, 2] * z,
+            X_WL[n, f, 2, 0] * x + X_WL[n, f, 2, 1] * y + X_WL[n, f, 2, 2] * z,
+            p0 - X_WL[n, c, 0, 3], p1 - X_WL[n, c, 1, 3], p2 - X_WL[n, c, 2, 3],
+            columns[i, 3] != 0)
+        v = columns[i, 0]
+        out[n, 0, v] = col[0]
+        out[n, 1, v] = col[1]
+        out[n, 2, v] = col[2]
+        if angular:
+            out[n, 3, v] = col[3]
+            out[n, 4, v] = col[4]
+            out[n, 5, v] = col[5]
+
+
+@_jit
 def point_jacobian(X_WL: Any, link: int, point_L: Any, columns: Any, frames: Any,
                    out: Any) -> None:  # pragma: no cover - compiled
     """The Jacobian kernel: point Jacobians ``out`` ``(N, width, nv)`` of a point on ``link``.
-
-    Row style (scalar reads of the poses and tables, no per-column array views), every column
-    from :func:`column_rows`.
 
     Args:
         X_WL: ``(N, L, 4, 4)`` link poses.
@@ -315,37 +353,46 @@ def point_jacobian(X_WL: Any, link: int, point_L: Any, columns: Any, frames: Any
         out: ``(N, width, nv)``, zero in the columns not listed (written here otherwise).
     """
     last_point = point_L.shape[0] - 1
-    angular = out.shape[1] == 6
     for n in range(X_WL.shape[0]):
         m = min(n, last_point)
-        x0, x1, x2 = point_L[m, 0], point_L[m, 1], point_L[m, 2]
-        p0 = (X_WL[n, link, 0, 3] + X_WL[n, link, 0, 0] * x0 + X_WL[n, link, 0, 1] * x1
-              + X_WL[n, link, 0, 2] * x2)
-        p1 = (X_WL[n, link, 1, 3] + X_WL[n, link, 1, 0] * x0 + X_WL[n, link, 1, 1] * x1
-              + X_WL[n, link, 1, 2] * x2)
-        p2 = (X_WL[n, link, 2, 3] + X_WL[n, link, 2, 0] * x0 + X_WL[n, link, 2, 1] * x1
-              + X_WL[n, link, 2, 2] * x2)
-        for i in range(columns.shape[0]):
-            c = columns[i, 1]
-            f = columns[i, 2]
-            x, y, z = frames[i, 0, 0], frames[i, 0, 1], frames[i, 0, 2]
-            if f >= 0:  # axis in the joint frame F: R_WF = R_WP @ R_PJ
-                x, y, z = (frames[i, 1, 0] * x + frames[i, 1, 1] * y + frames[i, 1, 2] * z,
-                           frames[i, 2, 0] * x + frames[i, 2, 1] * y + frames[i, 2, 2] * z,
-                           frames[i, 3, 0] * x + frames[i, 3, 1] * y + frames[i, 3, 2] * z)
-            else:
-                f = c
-            col = column_rows(
-                X_WL[n, f, 0, 0] * x + X_WL[n, f, 0, 1] * y + X_WL[n, f, 0, 2] * z,
-                X_WL[n, f, 1, 0] * x + X_WL[n, f, 1, 1] * y + X_WL[n, f, 1, 2] * z,
-                X_WL[n, f, 2, 0] * x + X_WL[n, f, 2, 1] * y + X_WL[n, f, 2, 2] * z,
-                p0 - X_WL[n, c, 0, 3], p1 - X_WL[n, c, 1, 3], p2 - X_WL[n, c, 2, 3],
-                columns[i, 3] != 0)
-            v = columns[i, 0]
-            out[n, 0, v] = col[0]
-            out[n, 1, v] = col[1]
-            out[n, 2, v] = col[2]
-            if angular:
-                out[n, 3, v] = col[3]
-                out[n, 4, v] = col[4]
-                out[n, 5, v] = col[5]
+        jacobian_into(X_WL, n, link, point_L[m, 0], point_L[m, 1], point_L[m, 2], columns,
+                      frames, out)
+
+
+@_jit
+def point_jacobian_one(X_WL: Any, link: int, x0: float, x1: float, x2: float, columns: Any,
+                       frames: Any, out: Any) -> None:  # pragma: no cover - compiled
+    """:func:`point_jacobian` of one configuration (the same :func:`jacobian_into`).
+
+    No batch axes and the point as three scalars: the fewest arrays to type at the call.
+
+    Args:
+        X_WL: ``(L, 4, 4)`` link poses.
+        link: The link the point is fixed on.
+        x0: The point's x in the link frame [m].
+        x1: Its y [m].
+        x2: Its z [m].
+        columns: ``(k, 4)`` as :func:`point_jacobian`'s.
+        frames: ``(k, 4, 3)`` as :func:`point_jacobian`'s.
+        out: ``(6, nv)``, zero in the columns not listed (written here otherwise).
+    """
+    jacobian_into(X_WL.reshape((1, X_WL.shape[0], 4, 4)), 0, link, x0, x1, x2, columns, frames,
+                  out.reshape((1, out.shape[0], out.shape[1])))
+
+
+# ---------------------------------------------------------------------------- mimic fold
+
+
+@_jit
+def fold_mimic(J: Any, mimic: Any) -> None:  # pragma: no cover - compiled
+    """Fold mimic columns into their sources in place: ``J`` ``(R, nv)`` rows.
+
+    ``mimic`` ``(m, 3)``: per mimic joint its velocity index, its source's, the multiplier
+    (sources are never mimic joints: the model composes chains). Column ``source += k *
+    column mimic``, then the mimic columns are zeroed.
+    """
+    for r in range(J.shape[0]):
+        for i in range(mimic.shape[0]):
+            J[r, int(mimic[i, 1])] += mimic[i, 2] * J[r, int(mimic[i, 0])]
+        for i in range(mimic.shape[0]):
+            J[r, int(mimic[i, 0])] = 0.0

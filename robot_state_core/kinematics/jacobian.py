@@ -19,7 +19,7 @@ from robot_state_core._typing import (
     IntArray,
 )
 from robot_state_core.errors import InvalidArgumentError
-from robot_state_core.kinematics.forward import kernel_rows, run_forward
+from robot_state_core.kinematics.forward import kernel_rows, run_forward, run_forward_one
 from robot_state_core.kinematics.plan import (
     broadcast_batch,
     check_configuration,
@@ -62,6 +62,8 @@ def jacobian(model: RobotModel, q: ArrayLike, link: str | int, point_L: ArrayLik
     qa, p = check_configuration(model, q, 'jacobian')
     li = check_link(model, link, 'jacobian')
     point = None if point_L is _LINK_ORIGIN else check_point(point_L, 'jacobian', 'point_L')
+    if qa.ndim == 1 and (point is None or point.ndim == 1) and (X_WL is None or X_WL.ndim == 3):
+        return _single_jacobian(model, p, qa, li, point, X_WL)
     if X_WL is None:  # the FK kernel on the configuration validated above
         rows = run_forward(p, kernel_rows(qa))
         batch = qa.shape[:-1]
@@ -95,6 +97,31 @@ def jacobian(model: RobotModel, q: ArrayLike, link: str | int, point_L: ArrayLik
 
 _ORIGIN_ROW = np.zeros((1, 3))
 # The point argument for the link origin (writable: one kernel signature).
+
+
+def _single_jacobian(model: RobotModel, p: KinematicsPlan, q: FloatArray, link: int,
+                     point: FloatArray | None, X_WL: FloatArray | None) -> FloatArray:
+    """:func:`jacobian` of one configuration and one point (checked): ``(6, nv)``.
+
+    The single-configuration kernels (:func:`~robot_state_core.kinematics.forward.run_forward_one`,
+    :func:`~robot_state_core.kinematics.compiled.point_jacobian_one`): no batch axes to add
+    and remove around the kernels.
+    """
+    if X_WL is None:
+        X_WL = run_forward_one(p, q, 'jacobian')
+    elif X_WL.shape != (p.link_count, 4, 4):
+        raise InvalidArgumentError(f'jacobian: X_WL must have shape (..., {p.link_count}, 4, '
+                                   f'4), got {X_WL.shape}')
+    else:
+        flags = X_WL.flags
+        if not (flags.c_contiguous and flags.writeable and X_WL.dtype == np.float64):
+            X_WL = np.array(X_WL, dtype=np.float64, order='C')
+    c = link_columns(model, p, link)
+    J = np.zeros((6, model.nv))
+    if c.columns.shape[0]:
+        x0, x1, x2 = _LINK_ORIGIN if point is None else point.tolist()
+        compiled_kernels().point_jacobian_one(X_WL, link, x0, x1, x2, c.columns, c.frames, J)
+    return J
 
 
 def link_jacobians(X_WL: FloatArray, link: int, columns: LinkColumns, out: FloatArray) -> None:
@@ -177,22 +204,18 @@ def fold_mimic_columns(model: RobotModel, J: FloatArray) -> FloatArray:
     """Add each mimic joint's column, times its multiplier, to its source column (a copy).
 
     The mimic columns themselves are zeroed: the result maps the *independent* velocities.
-    Mimic chains are already composed by the model, so one matrix product does it.
+    Mimic chains are already composed by the model (a source is never a mimic joint), so
+    one compiled pass does it (:func:`~robot_state_core.kinematics.compiled.fold_mimic`).
     """
     p = plan(model)
     shape = J.shape if isinstance(J, np.ndarray) else np.shape(J)
     if shape[-1:] != (model.nv,):
         raise InvalidArgumentError(f'fold_mimic_columns: J must have shape (..., {model.nv}), '
                                    f'got {shape}')
-    if not p.mimic_v.size:
-        return np.array(J, dtype=np.float64, copy=True)
-    if p.mimic_fold is not None:
-        return np.asarray(J, dtype=np.float64) @ p.mimic_fold
-    out = np.array(J, dtype=np.float64, copy=True)
-    moved = np.moveaxis(out, -1, 0)  # a view: columns first
-    np.add.at(moved, p.mimic_source_v, moved[p.mimic_v] * p.mimic_multiplier.reshape(
-        (-1,) + (1,) * (moved.ndim - 1)))
-    moved[p.mimic_v] = 0.0
+    out = np.array(J, dtype=np.float64, order='C', copy=True)
+    if p.mimic_v.size:  # the compiled in-place fold, O(rows × mimic joints)
+        compiled_kernels().fold_mimic(out if out.ndim == 2 else out.reshape(-1, model.nv),
+                                      p.mimic_table)
     return out
 
 

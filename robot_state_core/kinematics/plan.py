@@ -91,6 +91,9 @@ class KinematicsPlan:
     mimic_source_v: IntArray  # (m,)
     mimic_multiplier: FloatArray
     mimic_fold: FloatArray | None  # (nv, nv): J_folded = J @ mimic_fold; None for large nv
+    mimic_table: FloatArray  # (m, 3): mimic velocity index, source's, multiplier (the compiled
+    # fold's table, :func:`~robot_state_core.kinematics.compiled.fold_mimic`; writable, like
+    # the FK tables, for numba's fast argument typing; nothing writes it)
     angle_variables: IntArray  # q indices of angles that wrap (continuous, planar theta)
     link_columns: dict[int, LinkColumns] = field(default_factory=dict, compare=False,
                                                   repr=False)
@@ -222,6 +225,9 @@ def _build_plan(model: RobotModel) -> KinematicsPlan:
         mimic_multiplier=_ro(np.asarray(model.mimic_multiplier)),
         mimic_fold=_ro(_fold_matrix(nv, mimic_v, mimic_src_v, np.asarray(model.mimic_multiplier)))
         if nv <= _DENSE_FOLD_MAX_NV else None,
+        mimic_table=np.ascontiguousarray(np.stack(
+            [mimic_v, mimic_src_v, np.asarray(model.mimic_multiplier)], axis=1).reshape(-1, 3),
+            dtype=np.float64),
         angle_variables=angle_variables(model))
 
 
