@@ -66,6 +66,18 @@ def _jit(function: _F) -> _F:
     return cast(_F, _njit(function))
 
 
+_njit_inline = numba.njit(cache=True, nogil=True, error_model='numpy', inline='always')
+
+
+def _inline(function: _F) -> _F:
+    """:func:`_jit`, inlined into its compiled callers (numba IR inlining).
+
+    For the per-joint functions of the kernels' inner loops: LLVM leaves a large one (the
+    local transform, 12 values returned through memory) as a call per joint.
+    """
+    return cast(_F, _njit_inline(function))
+
+
 jit = _jit
 '''The package's one numba decorator (njit, on-disk cache in the user cache directory, nogil,
 numpy error model): other layers' compiled kernels (IK) use it, so numba is configured here
@@ -75,7 +87,7 @@ only.'''
 # ---------------------------------------------------------------------------- FK
 
 
-@_jit
+@_inline
 def local_rows(q: Any, joints: Any, coefficients: Any, motions: Any,
                j: int) -> Any:  # pragma: no cover - compiled
     """The top three rows of joint ``j``'s local transform ``X_PC(q)``: three 4-tuples.
@@ -145,7 +157,7 @@ def product_row(p0: float, p1: float, p2: float, p3: float, L0: Any, L1: Any,
             p0 * L0[3] + p1 * L1[3] + p2 * L2[3] + p3)
 
 
-@_jit
+@_inline
 def compose_into(X_WL: Any, n: int, parent: int, child: int, L0: Any, L1: Any,
                  L2: Any) -> None:  # pragma: no cover - compiled
     """``X_WL[n, child] = X_WL[n, parent] @ X_PC`` (``X_PC``'s top rows ``L0, L1, L2``)."""
@@ -258,7 +270,7 @@ def compose(joints: Any, X_PC: Any, X_WL: Any) -> None:  # pragma: no cover - co
 # ---------------------------------------------------------------------------- Jacobian
 
 
-@_jit
+@_inline
 def column_rows(a0: float, a1: float, a2: float, l0: float, l1: float, l2: float,
                 prismatic: bool) -> Any:  # pragma: no cover - compiled
     """One point-Jacobian column as a 6-tuple ``[linear; angular]``: the one column formula.
@@ -296,7 +308,7 @@ def jacobian_columns(axis: Any, lever: Any, prismatic: Any, out: Any) -> None:  
                         lever[m, 2], prismatic[m], out, m)
 
 
-@_jit
+@_inline
 def jacobian_into(X_WL: Any, n: int, link: int, x0: float, x1: float, x2: float, columns: Any,
                   frames: Any, out: Any) -> None:  # pragma: no cover - compiled
     """The columns of :func:`point_jacobian` for configuration ``n`` into ``out[n]``.
