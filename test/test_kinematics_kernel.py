@@ -27,7 +27,7 @@ import robot_corpus
 
 from robot_state_core import kinematics as kin
 from robot_state_core.io.default_robot import default_robot_urdf_path
-from robot_state_core.kinematics.plan import compiled_kernels
+from robot_state_core.kinematics.plan import compiled_kernels, entries
 from robot_state_core.model.robot_model import RobotModel
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'
@@ -153,3 +153,30 @@ def test_kernel_cache_in_user_cache_dir_with_read_only_install(tmp_path: Path) -
         for root, dirs, _ in os.walk(site):
             for d in dirs:
                 os.chmod(os.path.join(root, d), stat.S_IRWXU)
+
+
+def test_bound_entry_points_run_the_one_compiled_signature() -> None:
+    """The single-configuration calls bind their kernel's one signature and keep its results.
+
+    After the first calls the bound entry points are used; read-only, non-contiguous and list
+    inputs are converted before them (no second signature, no misread buffer), and the results
+    equal the batch kernel's row.
+    """
+    model = _model('all_joint_types')
+    rng = np.random.default_rng(5)
+    Q = np.stack([pinocchio_oracle.random_q(model, rng) for _ in range(3)])
+    tip = model.link_count - 1
+    for _ in range(2):
+        kin.fold_mimic_columns(model, kin.jacobian(model, Q[0], tip))
+    assert entries.forward_one is not None and entries.point_jacobian_one is not None
+    assert entries.fold_mimic is not None
+    X = kin.forward_kinematics(model, Q)
+    J = kin.fold_mimic_columns(model, kin.jacobian(model, Q, tip, (0.1, 0.0, -0.2)))
+    read_only = Q[1].copy()
+    read_only.setflags(write=False)
+    for n, q in ((0, Q[0]), (1, read_only), (2, np.asfortranarray(Q)[2]), (2, Q[2].tolist())):
+        assert np.array_equal(kin.forward_kinematics(model, q), X[n])
+        X_WL = kin.forward_kinematics(model, q)[::-1][::-1]
+        single = kin.fold_mimic_columns(model, kin.jacobian(model, q, tip, (0.1, 0.0, -0.2),
+                                                            X_WL=X_WL))
+        assert np.abs(single - J[n]).max() <= SAME

@@ -33,6 +33,8 @@ from robot_state_core.kinematics.plan import (
     check_configuration,
     check_link,
     compiled_kernels,
+    entries,
+    kernel_entry,
     KinematicsPlan,
     not_finite,
     plan,
@@ -112,7 +114,7 @@ def run_forward_one(p: KinematicsPlan, q: FloatArray, function: str) -> FloatArr
     if not (flags.c_contiguous and flags.writeable):
         q = np.array(q, dtype=np.float64, order='C')
     X_WL = np.empty((p.link_count, 4, 4))
-    if not compiled_kernels().forward_one(
+    if not (entries.forward_one or kernel_entry('forward_one'))(
             q, p.fk_joints, p.fk_coefficients,
             multi_dof_motions(p, q[None])[0] if p.fk_multi_count else _NO_MOTION, X_WL):
         raise not_finite(function)

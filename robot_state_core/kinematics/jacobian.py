@@ -26,6 +26,8 @@ from robot_state_core.kinematics.plan import (
     check_link,
     check_point,
     compiled_kernels,
+    entries,
+    kernel_entry,
     KinematicsPlan,
     LINK_COLUMNS_CACHE_SIZE,
     LinkColumns,
@@ -120,7 +122,8 @@ def _single_jacobian(model: RobotModel, p: KinematicsPlan, q: FloatArray, link: 
     J = np.zeros((6, model.nv))
     if c.columns.shape[0]:
         x0, x1, x2 = _LINK_ORIGIN if point is None else point.tolist()
-        compiled_kernels().point_jacobian_one(X_WL, link, x0, x1, x2, c.columns, c.frames, J)
+        (entries.point_jacobian_one or kernel_entry('point_jacobian_one'))(
+            X_WL, link, float(x0), float(x1), float(x2), c.columns, c.frames, J)
     return J
 
 
@@ -214,8 +217,8 @@ def fold_mimic_columns(model: RobotModel, J: FloatArray) -> FloatArray:
                                    f'got {shape}')
     out = np.array(J, dtype=np.float64, order='C', copy=True)
     if p.mimic_v.size:  # the compiled in-place fold, O(rows × mimic joints)
-        compiled_kernels().fold_mimic(out if out.ndim == 2 else out.reshape(-1, model.nv),
-                                      p.mimic_table)
+        (entries.fold_mimic or kernel_entry('fold_mimic'))(
+            out if out.ndim == 2 else out.reshape(-1, model.nv), p.mimic_table)
     return out
 
 
