@@ -1,4 +1,4 @@
-"""The compiled kinematics kernels (numba): one FK composition, one Jacobian column.
+"""The compiled kinematics kernels (numba): one FK composition, one Jacobian column, mimic fold.
 
 This is the package's only numba importer. It is imported on first use by
 :func:`robot_state_core.kinematics.plan.compiled_kernels` (not by ``import robot_state_core``:
@@ -15,16 +15,23 @@ One source of the joint math: the kernels contain none of their own.
 * 1-DOF joints (revolute, continuous, prismatic): the local transform is the motion
   polynomial ``X_PC = B0 + sin θ B1 + (1 - cos θ) B2 + θ B3`` whose coefficients the plan builds
   once from :func:`robot_state_core.description.joint_motion.one_dof_motion_coefficients`
-  (premultiplied by the joint origin ``X_PJ``); the kernel only evaluates it.
+  (premultiplied by the joint origin ``X_PJ``); the kernel only evaluates it, skipping the
+  terms that vanish for the joint's kind (no ``θ B3`` for rotations, no sin/cos for
+  prismatic joints).
 * Multi-DOF joints (planar, floating, rpy_floating): their motions ``X_FM(q)`` come from
   :func:`robot_state_core.description.joint_motion.multi_dof_motion` (numpy, batched, the
   quaternion normalised there) and the kernel composes ``X_PJ @ X_FM`` with
   :func:`product_row`, the same product that composes link poses (:func:`compose_into`).
 
-Every kernel writes into caller-provided arrays: ``(N, ...)`` batches of configurations, so the
-single configuration is the batch ``N = 1`` and the two paths run the same code. Inputs must be
+Every kernel writes into caller-provided arrays: ``(N, ...)`` batches of configurations. The
+single configuration has its own entry points (:func:`forward_one`, :func:`point_jacobian_one`:
+no batch axes, fewer arrays to pass) that run the batch kernels' per-configuration code
+(:func:`local_rows`, :func:`compose_into`, :func:`jacobian_into`), so both give bitwise the
+same results. The per-joint functions are inlined into the kernels' loops (``_inline``: a call
+per joint returning 12 values through memory cost half the batched FK). Inputs must be
 C-contiguous float64/intp arrays of fixed kinds (see :mod:`.forward`), so each kernel compiles
-one signature only.
+one signature only (and :class:`~robot_state_core.kinematics.plan.KernelEntries` can call it
+without numba's per-call typing).
 """
 
 from __future__ import annotations

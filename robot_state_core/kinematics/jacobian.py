@@ -211,11 +211,15 @@ def fold_mimic_columns(model: RobotModel, J: FloatArray) -> FloatArray:
     one compiled pass does it (:func:`~robot_state_core.kinematics.compiled.fold_mimic`).
     """
     p = plan(model)
-    shape = J.shape if isinstance(J, np.ndarray) else np.shape(J)
+    if type(J) is np.ndarray and J.dtype == np.float64:
+        shape = J.shape
+        out = J.copy()  # C order
+    else:
+        shape = np.shape(J)
+        out = np.array(J, dtype=np.float64, order='C', copy=True)
     if shape[-1:] != (model.nv,):
         raise InvalidArgumentError(f'fold_mimic_columns: J must have shape (..., {model.nv}), '
                                    f'got {shape}')
-    out = np.array(J, dtype=np.float64, order='C', copy=True)
     if p.mimic_v.size:  # the compiled in-place fold, O(rows × mimic joints)
         (entries.fold_mimic or kernel_entry('fold_mimic'))(
             out if out.ndim == 2 else out.reshape(-1, model.nv), p.mimic_table)
