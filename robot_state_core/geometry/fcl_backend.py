@@ -341,6 +341,7 @@ class FclObjects:
         self._manager: Any = None
         self._manager_stale = True
         self._pose_index: dict[bytes, list[int]] | None = None
+        self._pose_rotation_index: dict[tuple[bytes, bytes], list[int]] = {}
         self._table: _PairTable | None = None
         self._table_source: object = None
         self._closed_form: dict[tuple[type, type], bool] = {}
@@ -559,11 +560,17 @@ class FclObjects:
             for i, t in enumerate(self._X_WG[:, :3, 3]):
                 index.setdefault(t.tobytes(), []).append(i)
             self._pose_index = index
-        found = self._pose_index[obj.getTranslation().tobytes()]
-        if len(found) > 1:
+            self._pose_rotation_index = {}
+        translation = obj.getTranslation().tobytes()
+        found = self._pose_index[translation]
+        if len(found) > 1:  # geometries at one position (same link origin): match the rotation
             R = obj.getRotation()
-            same = [i for i in found if np.array_equal(self._X_WG[i, :3, :3], R)]
-            found = same or found
+            key = (translation, R.tobytes())
+            same = self._pose_rotation_index.get(key)
+            if same is None:  # once per pose update, not once per callback
+                same = [i for i in found if np.array_equal(self._X_WG[i, :3, :3], R)] or found
+                self._pose_rotation_index[key] = same
+            found = same
         return found
 
     def _halfspace_ranks(self) -> list[int]:
