@@ -50,6 +50,7 @@ from robot_state_core.geometry.shapes import (
 Vec3 = tuple[float, float, float]
 
 __all__ = [
+    'as_vec3',
     'ContactSummary',
     'PenetrationAsPointPair',
     'SignedDistancePair',
@@ -69,7 +70,8 @@ __all__ = [
 ]
 
 
-def _vec3(value: ArrayLike, name: str) -> FloatArray:
+def as_vec3(value: ArrayLike, name: str) -> FloatArray:
+    """A read-only float64 copy of a 3-vector; ``InvalidArgumentError`` naming ``name`` if not."""
     out = np.array(value, dtype=np.float64).reshape(-1)
     if out.shape != (3,):
         raise InvalidArgumentError(f'{name}: expected a 3-vector, got shape {np.shape(value)}')
@@ -102,9 +104,9 @@ class PenetrationAsPointPair:
     depth: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, 'p_WCa', _vec3(self.p_WCa, 'p_WCa'))
-        object.__setattr__(self, 'p_WCb', _vec3(self.p_WCb, 'p_WCb'))
-        object.__setattr__(self, 'nhat_BA_W', _vec3(self.nhat_BA_W, 'nhat_BA_W'))
+        object.__setattr__(self, 'p_WCa', as_vec3(self.p_WCa, 'p_WCa'))
+        object.__setattr__(self, 'p_WCb', as_vec3(self.p_WCb, 'p_WCb'))
+        object.__setattr__(self, 'nhat_BA_W', as_vec3(self.nhat_BA_W, 'nhat_BA_W'))
         object.__setattr__(self, 'depth', float(self.depth))
 
     def __eq__(self, other: object) -> bool:
@@ -149,7 +151,7 @@ class SignedDistancePair:
 
     def __post_init__(self) -> None:
         for name in ('p_ACa', 'p_BCb', 'nhat_BA_W', 'p_WCa', 'p_WCb'):
-            object.__setattr__(self, name, _vec3(getattr(self, name), name))
+            object.__setattr__(self, name, as_vec3(getattr(self, name), name))
         object.__setattr__(self, 'distance', float(self.distance))
 
     def __eq__(self, other: object) -> bool:
@@ -189,7 +191,7 @@ class SignedDistanceToPoint:
 
     def __post_init__(self) -> None:
         for name in ('p_GN', 'grad_W', 'p_WN'):
-            object.__setattr__(self, name, _vec3(getattr(self, name), name))
+            object.__setattr__(self, name, as_vec3(getattr(self, name), name))
         object.__setattr__(self, 'distance', float(self.distance))
 
     def __eq__(self, other: object) -> bool:

@@ -100,7 +100,7 @@ from robot_state_core.geometry.fcl_backend import (
 )
 from robot_state_core.geometry.identifiers import FrameId, GeometryId, SourceId
 from robot_state_core.geometry.inspector import SceneGraphInspector
-from robot_state_core.geometry.query import PenetrationAsPointPair
+from robot_state_core.geometry.query import as_vec3, PenetrationAsPointPair
 from robot_state_core.geometry.query_object import candidate_index_pairs, QueryObject
 from robot_state_core.geometry.roles import ProximityProperties
 from robot_state_core.geometry.scene_graph import GeometryInstance, SceneGraph
@@ -161,14 +161,6 @@ def _pose(value: ArrayLike, where: str) -> FloatArray:
     X = as_pose(value, where)
     X.setflags(write=False)
     return X
-
-
-def _vec3(value: ArrayLike, where: str) -> FloatArray:
-    v = np.array(value, dtype=np.float64).reshape(-1)
-    if v.shape != (3,):
-        raise InvalidArgumentError(f'{where}: expected a 3-vector, got shape {np.shape(value)}')
-    v.setflags(write=False)
-    return v
 
 
 def _pose_map(poses: Mapping[str, ArrayLike] | None, where: str) -> dict[str, FloatArray]:
@@ -296,8 +288,8 @@ class Contact:
     depth: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, 'position_W', _vec3(self.position_W, 'Contact.position_W'))
-        object.__setattr__(self, 'normal_W', _vec3(self.normal_W, 'Contact.normal_W'))
+        object.__setattr__(self, 'position_W', as_vec3(self.position_W, 'Contact.position_W'))
+        object.__setattr__(self, 'normal_W', as_vec3(self.normal_W, 'Contact.normal_W'))
         object.__setattr__(self, 'depth', float(self.depth))
 
     @property
