@@ -50,7 +50,6 @@ from robot_state_core.geometry.shapes import (
 Vec3 = tuple[float, float, float]
 
 __all__ = [
-    'as_vec3',
     'ContactSummary',
     'PenetrationAsPointPair',
     'SignedDistancePair',
@@ -58,6 +57,7 @@ __all__ = [
     'TriangleSoup',
     'aabb_gaps',
     'aabb_overlaps',
+    'as_vec3',
     'check_pairs',
     'closest_point_on_triangles',
     'local_aabb',
