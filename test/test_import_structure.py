@@ -69,6 +69,11 @@ LAZY_IMPORT_ALLOW_LIST: dict[tuple[str, str], str] = {
         "robot_state_core` and a node's first /tf_static (fixed joints, no FK) must not wait "
         'for it, so the first FK/Jacobian call imports it (plan.compiled_kernels)'
     ),
+    ('robot_state_core.ik.solver', 'robot_state_core.ik.compiled'): (
+        'start-up time: the compiled IK iteration imports numba (0.4-0.7 s); `import '
+        'robot_state_core` must not wait for it, so the first IK request imports it '
+        '(solver._ik_kernels, before the request clock starts)'
+    ),
 }
 
 

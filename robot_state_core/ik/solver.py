@@ -72,7 +72,7 @@ from robot_state_core.errors import (
     UnknownNameError,
 )
 from robot_state_core.ik.types import IKOptions, IKRequest, IKResult, IKStatus, ValidityCallback
-from robot_state_core.kinematics.forward import run_forward
+from robot_state_core.kinematics.forward import multi_dof_motions, run_forward
 from robot_state_core.kinematics.jacobian import link_columns, link_jacobians
 from robot_state_core.kinematics.plan import LinkColumns, ready_kernels
 from robot_state_core.model.joint_model_group import JointModelGroup
@@ -137,6 +137,12 @@ class _Kernel:
     quat_sampled: tuple[bool, ...]  # (F,) the quaternion moves a tip
     sampled_mask: BoolArray  # (na,) variables drawn by the sampler
     table_ok: bool  # every variable that moves a tip is sampled (pool samples can be cached)
+    compiled: bool  # every active variable is 1-DOF: the compiled iteration (ik.compiled) runs
+    mimic: IntArray  # (M, 2) mimic variable, source (q indices) for the compiled iteration
+    mimic_coefficients: FloatArray  # (M, 2) multiplier, offset
+    tip_offsets: IntArray  # (T + 1,) slices of the tips' Jacobian tables below
+    tip_table: IntArray  # (C, 4) the tips' LinkColumns.columns, stacked
+    tip_frames: FloatArray  # (C, 4, 3) the tips' LinkColumns.frames, stacked
 
 
 @dataclass
@@ -270,19 +276,29 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
     s_lo = np.where(is_rpy, -np.pi, lower)[sample_z]
     s_hi = np.where(is_rpy, np.pi, upper)[sample_z]
     additive = all(types[j] in _ONE_DOF or types[j] is JointType.PLANAR for j in active_joints)
+    tip_columns = tuple(link_columns(model, p, t) for t in tips)
     return _Kernel(
         n=n, nv=model.nv, v_active=_ro(v_active, np.intp), q_active=_ro(q_active, np.intp),
         additive=additive, static_q=_ro(static_q, np.intp), col_v=_ro(cv, np.intp),
         fold=_ro(fold), fold_needed=fold.shape != (n, n) or not np.array_equal(fold, np.eye(n)),
         tips=_ro(tips, np.intp),
-        tip_columns=tuple(link_columns(model, p, t) for t in tips),
+        tip_columns=tip_columns,
         has_mimic=bool(len(model.mimic_variable)), position_only=position_only,
         z_lower=_ro(np.where(clip, lower, -np.inf)), z_upper=_ro(np.where(clip, upper, np.inf)),
         clip_z=_ro(clip_z, np.intp), wrap_z=_ro(wrap, np.intp), sample_z=_ro(sample_z, np.intp),
         sample_lower=_ro(s_lo), sample_range=_ro(s_hi - s_lo),
         sample_all=sample_z.size == q_active.size, quat_z=_ro(quat_z, np.intp),
         quat_sampled=tuple(bool(influential[f[0]]) for f in quat_z),
-        sampled_mask=_ro(sampled, np.bool_), table_ok=bool(np.all(sampled | ~influential)))
+        sampled_mask=_ro(sampled, np.bool_), table_ok=bool(np.all(sampled | ~influential)),
+        compiled=all(types[j] in _ONE_DOF for j in active_joints),
+        mimic=_ro(np.stack([np.asarray(model.mimic_variable, dtype=np.intp),
+                            np.asarray(model.mimic_source, dtype=np.intp)], axis=1), np.intp),
+        mimic_coefficients=_ro(np.stack([np.asarray(model.mimic_multiplier, dtype=np.float64),
+                                         np.asarray(model.mimic_offset, dtype=np.float64)],
+                                        axis=1)),
+        tip_offsets=_ro(np.cumsum([0] + [c.columns.shape[0] for c in tip_columns]), np.intp),
+        tip_table=_ro(np.concatenate([c.columns for c in tip_columns]), np.intp),
+        tip_frames=_ro(np.concatenate([c.frames for c in tip_columns])))
 
 
 # ------------------------------------------------------------------------------ iteration kernels
@@ -357,6 +373,74 @@ def _jacobian(k: _Kernel, X_WL: FloatArray) -> FloatArray:
     if k.fold_needed:
         J = J @ k.fold
     return np.swapaxes(J, 0, 1).reshape(R, T * width, k.n)
+
+
+# ------------------------------------------------------------------------------ compiled iteration
+
+
+_ik_compiled: Any = None
+_ik_ready = False
+_NO_LOCALS = np.zeros((0, 0, 4, 4))
+_ORIGIN = np.zeros((1, 3))
+
+
+def _ik_kernels() -> Any:
+    """The compiled IK iteration (:mod:`robot_state_core.ik.compiled`), imported on first use.
+
+    Lazy on purpose (allow-listed in ``test_import_structure``), as
+    :func:`~robot_state_core.kinematics.plan.compiled_kernels`: numba costs 0.4-0.7 s to
+    import, which ``import robot_state_core`` should not pay. Typed ``Any``: numba's
+    dispatchers carry no annotations.
+    """
+    global _ik_compiled
+    if _ik_compiled is None:
+        from robot_state_core.ik import compiled
+        _ik_compiled = compiled
+    return _ik_compiled
+
+
+def _ready_ik_kernels() -> None:
+    """Compile or load the FK, Jacobian and IK kernels once per process (before any clock)."""
+    global _ik_ready
+    ready_kernels()
+    if not _ik_ready:
+        _ik_kernels().warm_up()
+        _ik_ready = True
+
+
+@dataclass(frozen=True)
+class _Scratch:
+    """Per-row arrays of the compiled iteration (rebuilt when the rows change)."""
+
+    base: FloatArray  # (R or 1, nq)
+    targets: FloatArray  # (T, R or 1, 4, 4) C-contiguous
+    motions: FloatArray  # (R or 1, K, 4, 4) multi-DOF motions (those joints never move)
+    Q: FloatArray  # (R, nq)
+    X_WL: FloatArray  # (R, L, 4, 4)
+    J_all: FloatArray  # (T, R, 6, nv) zeros outside the tips' columns
+    E: FloatArray  # (R, m)
+    J: FloatArray  # (m, n)
+    A: FloatArray  # (max(m, n), max(m, n))
+    b: FloatArray  # (max(m, n),)
+    perr: FloatArray  # (R,)
+    rerr: FloatArray
+    norm: FloatArray
+    Z_next: FloatArray  # (R, na) the burst kernel's stepped rows
+
+    @staticmethod
+    def of(search: _Search, R: int) -> _Scratch:
+        k, rows, p = search.k, search.rows, search.plan
+        T = k.tips.size
+        m = T * (3 if k.position_only else 6)
+        big = max(m, k.n)
+        base = np.array(rows.base, order='C')  # copies: writable and C-contiguous, always
+        return _Scratch(
+            base=base, targets=np.array(rows.target, order='C'),
+            motions=np.ascontiguousarray(multi_dof_motions(p, base)),
+            Q=np.empty((R, base.shape[1])), X_WL=np.empty((R, p.link_count, 4, 4)),
+            J_all=np.zeros((T, R, 6, k.nv)), E=np.empty((R, m)), J=np.empty((m, k.n)),
+            A=np.empty((big, big)), b=np.empty(big), perr=np.empty(R), rerr=np.empty(R),
+            norm=np.empty(R), Z_next=np.empty((R, search.z.shape[1])))
 
 
 # ------------------------------------------------------------------------------ search
@@ -553,8 +637,45 @@ class _Search:
         np.add.at(self.pool_next, prob, 1)
 
     def _bind_rows(self) -> None:
-        """Lay the per-problem constants out for the current rows."""
+        """Lay the per-problem constants out for the current rows (and the compiled scratch)."""
         self.rows = _Rows.bind(self.base, self.targets, None if self.P == 1 else self.prob)
+        if self.k.compiled:
+            self._scratch = _Scratch.of(self, self.z.shape[0])
+
+    def _search_burst(self, budget: int) -> int:
+        """Up to ``budget`` compiled iterations of the single problem (``ik.compiled.search``).
+
+        Returns:
+            The iterations run, negated when the caller must finish the last one (a
+            candidate, or restarts beyond the pool).
+        """
+        k, o, s = self.k, self.options, self._scratch
+        state = np.array([self.pool_next[0], self.seeds_tried[0]], dtype=np.intp)
+        ran: int = _ik_kernels().search(
+            self.z, s.base, k.q_active, k.mimic, k.mimic_coefficients, self.plan.fk_joints,
+            self.plan.fk_coefficients, s.motions, _NO_LOCALS, s.Q, s.X_WL, k.tips,
+            k.tip_offsets, k.tip_table, k.tip_frames, _ORIGIN, s.J_all, s.targets, k.col_v,
+            k.fold, 3 if k.position_only else 6, float(o.damping), _LAMBDA_MIN,
+            float(o.max_step), k.z_lower, k.z_upper, k.wrap_z, s.E, s.J, s.A, s.b, s.perr,
+            s.rerr, s.norm, s.Z_next, budget, self.iterations, float(o.position_tolerance),
+            float(o.orientation_tolerance), o.stall_iterations, o.restart_iterations,
+            _STALL_RATIO, self.row_best, self.row_end, self.row_due, self.pool[0], state,
+            self.best_norm, self.best_z[0], self.best_error[0])
+        self.pool_next[0], self.seeds_tried[0] = state
+        return ran
+
+    def _iterate(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
+        """The compiled iteration: ``(e, perr, rerr, norm, z_next)`` of the current rows."""
+        k, o, s = self.k, self.options, self._scratch
+        z_next = np.empty_like(self.z)
+        _ik_kernels().iterate(
+            self.z, s.base, k.q_active, k.mimic, k.mimic_coefficients, self.plan.fk_joints,
+            self.plan.fk_coefficients, s.motions, _NO_LOCALS, s.Q, s.X_WL, k.tips,
+            k.tip_offsets, k.tip_table, k.tip_frames, _ORIGIN, s.J_all, s.targets, k.col_v,
+            k.fold, 3 if k.position_only else 6, float(o.damping), _LAMBDA_MIN,
+            float(o.max_step), k.z_lower, k.z_upper, k.wrap_z, s.E, s.J, s.A, s.b, s.perr,
+            s.rerr, s.norm, z_next)
+        return s.E, s.perr, s.rerr, s.norm, z_next
 
     # -- main loop
 
@@ -567,7 +688,9 @@ class _Search:
         k, o = self.k, self.options
         ptol, rtol = o.position_tolerance, o.orientation_tolerance
         costs = self.entry.iteration_cost
-        cost = costs.get(self.z.shape[0], 0.0)  # running mean of the iteration time [s]
+        burst = k.compiled and self.P == 1
+        key = -self.z.shape[0] if burst else self.z.shape[0]
+        cost = costs.get(key, 0.0)  # running mean of the iteration time [s]
         while True:
             start = time.perf_counter()
             # Start an iteration only if it finishes in time; a single problem always gets
@@ -576,12 +699,34 @@ class _Search:
                 return 'deadline'
             if max_iterations is not None and self.iterations >= max_iterations:
                 return 'iterations'
-            X_WL, X_tip = _tip_poses(self, self.z, self.rows)
-            e, perr, rerr = _errors(k, X_tip, self.rows.target)
-            J = _jacobian(k, X_WL)
-            self.iterations += 1
-            norm = np.vecdot(e, e)
-            self._track_best(norm, perr, rerr)
+            if burst:
+                # As many iterations as fit before the deadline at the measured mean cost
+                # (at most _BURST: the clock is read between bursts).
+                budget = 1 if cost == 0.0 else max(1, min(
+                    _BURST, int((deadline - start) / (_COST_MARGIN * cost))))
+                if max_iterations is not None:
+                    budget = min(budget, max_iterations - self.iterations)
+                ran = self._search_burst(budget)
+                self.iterations += abs(ran)
+                elapsed = (time.perf_counter() - start) / abs(ran)
+                cost = elapsed if cost == 0.0 else 0.7 * cost + 0.3 * min(elapsed, 2.0 * cost)
+                costs[key] = cost
+                if ran > 0:
+                    continue
+                # The last iteration has a candidate or needs fresh samples: finish it here.
+                s = self._scratch
+                e, perr, rerr, norm, J = s.E, s.perr, s.rerr, s.norm, s.Z_next.copy()
+            elif k.compiled:
+                e, perr, rerr, norm, z_next = self._iterate()
+                J = z_next  # the step is taken: rows are dropped from it as from J
+            else:
+                X_WL, X_tip = _tip_poses(self, self.z, self.rows)
+                e, perr, rerr = _errors(k, X_tip, self.rows.target)
+                J = _jacobian(k, X_WL)
+                norm = np.vecdot(e, e)
+            if not burst:  # (the burst kernel counted it and tracked the best row)
+                self.iterations += 1
+                self._track_best(norm, perr, rerr)
             vetoed = None
             if perr.min() < ptol:  # rare: test the full condition only then
                 converged = perr < ptol
@@ -606,7 +751,10 @@ class _Search:
             restart = self.row_due <= it
             if vetoed is not None:
                 restart |= vetoed
-            self._step(e, J, norm)
+            if k.compiled:
+                self.z = J
+            else:
+                self._step(e, J, norm)
             if restart.any():
                 rows = np.flatnonzero(restart)
                 self._restart(rows)
@@ -614,6 +762,8 @@ class _Search:
                 self.row_end[rows] = it + o.restart_iterations
                 self.row_due[rows] = it + o.stall_iterations
                 np.add.at(self.seeds_tried, self.prob[rows], 1)
+            if burst:
+                continue
             elapsed = time.perf_counter() - start
             # Spikes (preemption, GC) are clipped so one slow iteration does not stop later
             # searches from starting.
@@ -704,6 +854,8 @@ _TABLE_SIZE = 2048
 _TABLE_SEED = 0x1C0FFEE
 _POOL_CHUNK = 4096
 '''Pool samples evaluated in one array (bounds memory).'''
+_BURST = 16
+'''Most compiled iterations between two readings of the clock (single problems).'''
 _COST_MARGIN = 1.25
 '''An iteration starts only if ``now + margin * mean iteration time`` is before the deadline.'''
 _POOL_ROWS = 4096
@@ -869,7 +1021,7 @@ def solve_ik(model: RobotModel, request: IKRequest) -> IKResult:
             :class:`IKOptions` (programmer errors; a ``TypeError``).
         Exception: Whatever the validity callback raises is propagated.
     """
-    ready_kernels()  # one-time kernel set-up of the process, before the clock starts
+    _ready_ik_kernels()  # one-time kernel set-up of the process, before the clock starts
     start = time.perf_counter()
     if not isinstance(request, IKRequest):
         raise InvalidTypeError(f'solve_ik: request must be an IKRequest, got '
@@ -933,7 +1085,7 @@ def solve_ik_batch(model: RobotModel, group: str, targets: ArrayLike,
         for that target; a malformed group, tip, seed array or timeout gives INVALID_REQUEST for
         every target.
     """
-    ready_kernels()  # one-time kernel set-up of the process, before the clock starts
+    _ready_ik_kernels()  # one-time kernel set-up of the process, before the clock starts
     start = time.perf_counter()
     opts = options if options is not None else IKOptions()
     if not isinstance(opts, IKOptions):

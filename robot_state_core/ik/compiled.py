@@ -1,0 +1,374 @@
+"""The compiled IK iteration (numba): errors, damped least-squares step, bounds, wrapping.
+
+Imported on first use by :func:`robot_state_core.ik.solver` (like
+:func:`robot_state_core.kinematics.plan.compiled_kernels`: ``import robot_state_core`` stays
+numba-free), and compiled with the package's one decorator
+(:data:`robot_state_core.kinematics.compiled.jit`: user cache directory, nogil).
+
+:func:`iterate` is one IK iteration for every row of a search whose active variables are all
+1-DOF (revolute, continuous, prismatic): it completes each row's configuration (mimic
+followers applied), runs the package's FK kernel
+(:func:`~robot_state_core.kinematics.compiled.forward`) and Jacobian kernel
+(:func:`~robot_state_core.kinematics.compiled.point_jacobian`) and then, per row, the
+model-frame tip errors ``[p_T - p_tip; log(R_T R_tipᵀ)]``, the Levenberg-Marquardt step
+``dv = Jᵀ (J Jᵀ + λ I)⁻¹ e`` (or its ``n x n`` normal form, a Cholesky solve), the step
+clipping, bounds clipping and angle wrapping. It replaces about forty numpy calls of ~1 µs
+each per iteration with one call; the numpy path of :mod:`.solver` stays the reference (and
+the path of planar, floating and rpy_floating variables), and the tests compare the two.
+:func:`search` runs up to a budget of such iterations for one problem together with the
+solver's bookkeeping (best row, stall, restarts from the ranked pool), returning to Python
+only to read the clock, for candidates (the validity callback) and for fresh samples.
+
+Every argument is a C-contiguous float64 / intp array or a Python scalar of fixed kind, so
+each kernel compiles one signature; :func:`warm_up` compiles (or loads) them on empty inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, cast
+
+import numpy as np
+
+from robot_state_core.kinematics.compiled import forward, jit, point_jacobian
+
+_NEAR_PI_TWO_SIN = 1e-9
+'''Below this ``2 sin θ`` (with ``cos θ < 0``) the axis comes from the symmetric part.'''
+
+
+@jit
+def rotation_log_and_angle(M: Any, out: Any, o: int) -> float:  # pragma: no cover - compiled
+    """``log(M)`` of one ``(3, 3)`` rotation into ``out[o:o + 3]``; returns its angle [rad].
+
+    The scalar form of :func:`robot_state_core.spatial.transforms.rotation_log_and_angle`
+    (tested against :func:`~robot_state_core.spatial.transforms.rotation_log` to 1e-12):
+    ``θ = atan2(|vee(M - Mᵀ)| / 2, (tr M - 1) / 2)``, axis ``vee / (2 sin θ)``, and within
+    ``2 sin θ < 1e-9`` of ``θ = π`` the unit column of largest diagonal of
+    ``(M + Mᵀ)/2 - cos θ I`` (sign from ``vee``).
+    """
+    v0 = M[2, 1] - M[1, 2]
+    v1 = M[0, 2] - M[2, 0]
+    v2 = M[1, 0] - M[0, 1]
+    cos = 0.5 * (M[0, 0] + M[1, 1] + M[2, 2]) - 0.5
+    two_sin = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+    theta = math.atan2(0.5 * two_sin, cos)
+    if two_sin < _NEAR_PI_TWO_SIN and cos < 0.0:
+        k = 0
+        best = M[0, 0] - cos
+        for i in range(1, 3):
+            if M[i, i] - cos > best:
+                best = M[i, i] - cos
+                k = i
+        c0 = 0.5 * (M[0, k] + M[k, 0]) - (cos if k == 0 else 0.0)
+        c1 = 0.5 * (M[1, k] + M[k, 1]) - (cos if k == 1 else 0.0)
+        c2 = 0.5 * (M[2, k] + M[k, 2]) - (cos if k == 2 else 0.0)
+        scale = theta / math.sqrt(c0 * c0 + c1 * c1 + c2 * c2)
+        if c0 * v0 + c1 * v1 + c2 * v2 < 0.0:
+            scale = -scale
+        out[o] = c0 * scale
+        out[o + 1] = c1 * scale
+        out[o + 2] = c2 * scale
+        return theta
+    # θ / (2 sin θ) -> 1/2 as θ -> 0 (and vee = 0 at θ = 0 exactly).
+    factor = theta / max(two_sin, 1e-300)
+    out[o] = v0 * factor
+    out[o + 1] = v1 * factor
+    out[o + 2] = v2 * factor
+    return theta
+
+
+@jit
+def wrap_angle(a: float) -> float:  # pragma: no cover - compiled
+    """Scalar :func:`robot_state_core.spatial.transforms.wrap_angle`: into ``[-π, π)``."""
+    if -math.pi <= a < math.pi:
+        return a
+    w = (a + math.pi) % (2.0 * math.pi) - math.pi
+    return -math.pi if w >= math.pi else w
+
+
+@jit
+def cholesky_solve(A: Any, b: Any, n: int) -> None:  # pragma: no cover - compiled
+    """Solve ``A x = b`` in place (``x`` into ``b``) for the SPD leading ``n x n`` block of A.
+
+    ``A`` is overwritten by its Cholesky factor. The damped normal matrices of the IK step
+    (``J Jᵀ + λ I``, ``λ > 0``) are symmetric positive definite.
+    """
+    for j in range(n):
+        d = A[j, j]
+        for k in range(j):
+            d -= A[j, k] * A[j, k]
+        d = math.sqrt(d)
+        A[j, j] = d
+        for i in range(j + 1, n):
+            s = A[i, j]
+            for k in range(j):
+                s -= A[i, k] * A[j, k]
+            A[i, j] = s / d
+    for i in range(n):  # L y = b
+        s = b[i]
+        for k in range(i):
+            s -= A[i, k] * b[k]
+        b[i] = s / A[i, i]
+    for i in range(n - 1, -1, -1):  # Lᵀ x = y
+        s = b[i]
+        for k in range(i + 1, n):
+            s -= A[k, i] * b[k]
+        b[i] = s / A[i, i]
+
+
+@jit
+def iterate(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: Any,
+            fk_joints: Any, fk_coefficients: Any, motions: Any, X_PC: Any, Q: Any, X_WL: Any,
+            tips: Any, tip_offsets: Any, tip_columns: Any, tip_frames: Any, origin: Any,
+            J_all: Any, targets: Any, col_v: Any, fold: Any, width: int, damping: float,
+            lambda_min: float, max_step: float, z_lower: Any, z_upper: Any, wrap_z: Any,
+            E: Any, J: Any, A: Any, b: Any, perr: Any, rerr: Any, norm: Any,
+            Z_next: Any) -> None:  # pragma: no cover - compiled
+    """One IK iteration of the rows ``Z`` ``(R, na)`` (active variables, all 1-DOF).
+
+    Args:
+        Z: ``(R, na)`` current active variables.
+        base: ``(R or 1, nq)`` the rows' other variables.
+        q_active: ``(na,)`` q indices of ``Z``'s columns.
+        mimic: ``(M, 2)`` mimic variable and source q indices (model order).
+        mimic_coefficients: ``(M, 2)`` multiplier and offset.
+        fk_joints: The plan's FK joint table.
+        fk_coefficients: The plan's FK motion coefficients.
+        motions: ``(R or 1, K, 4, 4)`` multi-DOF joint motions (of variables ``Z`` never moves).
+        X_PC: ``(0, 0, 4, 4)`` (local transforms not kept).
+        Q: ``(R, nq)`` scratch: the full configurations.
+        X_WL: ``(R, L, 4, 4)`` scratch: link poses.
+        tips: ``(T,)`` tip links.
+        tip_offsets: ``(T + 1,)`` the tips' slices of the two tables below.
+        tip_columns: ``(C, 4)`` the Jacobian kernel's column table of each tip, stacked.
+        tip_frames: ``(C, 4, 3)`` the Jacobian kernel's frame table of each tip, stacked.
+        origin: ``(1, 3)`` zeros (the tip origin).
+        J_all: ``(T, R, 6, nv)`` Jacobian scratch, zero outside the tips' columns.
+        targets: ``(T, R or 1, 4, 4)`` target poses ``X_WT`` in the model frame.
+        col_v: ``(nc,)`` velocity variables of the moving joints.
+        fold: ``(nc, n)`` maps them onto the free variables (mimic multipliers).
+        width: 3 (position only) or 6 error rows per tip.
+        damping: ``λ = damping · |e|² + lambda_min``.
+        lambda_min: See ``damping``.
+        max_step: Largest ``|dv_i|`` [rad or m].
+        z_lower: ``(na,)`` lower clip bounds (-inf when unbounded).
+        z_upper: ``(na,)`` upper clip bounds (inf when unbounded).
+        wrap_z: ``(W,)`` z indices of continuous angles, wrapped to ``[-π, π)``.
+        E: ``(R, T * width)`` out: errors ``[p_T - p_tip; log(R_T R_tipᵀ)]`` per tip [m, rad].
+        J: ``(T * width, n)`` scratch: the stacked Jacobian of one row.
+        A: ``(max(m, n), max(m, n))`` scratch: the damped normal matrix.
+        b: ``(max(m, n),)`` scratch: its right-hand side.
+        perr: ``(R,)`` out: worst tip position error [m].
+        rerr: ``(R,)`` out: worst tip rotation error [rad].
+        norm: ``(R,)`` out: ``|e|²``.
+        Z_next: ``(R, na)`` out: the rows after the step.
+    """
+    R = Z.shape[0]
+    na = Z.shape[1]
+    n = fold.shape[1]
+    m = E.shape[1]
+    last_base = base.shape[0] - 1
+    last_target = targets.shape[1] - 1
+    for r in range(R):
+        q = Q[r]
+        q[:] = base[min(r, last_base)]
+        for i in range(na):
+            q[q_active[i]] = Z[r, i]
+        for i in range(mimic.shape[0]):
+            q[mimic[i, 0]] = mimic_coefficients[i, 0] * q[mimic[i, 1]] + mimic_coefficients[i, 1]
+    forward(Q, fk_joints, fk_coefficients, motions, X_PC, X_WL)
+    for t in range(tips.shape[0]):
+        lo = tip_offsets[t]
+        hi = tip_offsets[t + 1]
+        point_jacobian(X_WL, tips[t], origin, tip_columns[lo:hi], tip_frames[lo:hi], J_all[t])
+    M = np.empty((3, 3))
+    for r in range(R):
+        # Errors.
+        worst_p = 0.0
+        worst_r = 0.0
+        for t in range(tips.shape[0]):
+            X = X_WL[r, tips[t]]
+            T = targets[t, min(r, last_target)]
+            o = t * width
+            d0 = T[0, 3] - X[0, 3]
+            d1 = T[1, 3] - X[1, 3]
+            d2 = T[2, 3] - X[2, 3]
+            E[r, o] = d0
+            E[r, o + 1] = d1
+            E[r, o + 2] = d2
+            worst_p = max(worst_p, d0 * d0 + d1 * d1 + d2 * d2)
+            if width == 6:
+                for i in range(3):  # M = R_T R_tipᵀ
+                    for j in range(3):
+                        M[i, j] = T[i, 0] * X[j, 0] + T[i, 1] * X[j, 1] + T[i, 2] * X[j, 2]
+                worst_r = max(worst_r, rotation_log_and_angle(M, E[r], o + 3))
+        perr[r] = math.sqrt(worst_p)
+        rerr[r] = worst_r
+        e = E[r]
+        s = 0.0
+        for i in range(m):
+            s += e[i] * e[i]
+        norm[r] = s
+        lam = damping * s + lambda_min
+        # Stacked Jacobian of the free variables: J_all columns col_v, folded.
+        for t in range(tips.shape[0]):
+            Jt = J_all[t, r]
+            for i in range(width):
+                row = t * width + i
+                for c in range(n):
+                    J[row, c] = 0.0
+                for kc in range(col_v.shape[0]):
+                    x = Jt[i, col_v[kc]]
+                    if x != 0.0:
+                        for c in range(n):
+                            J[row, c] += x * fold[kc, c]
+        # Damped least squares.
+        if m <= n:  # dv = Jᵀ (J Jᵀ + λ I)⁻¹ e
+            for i in range(m):
+                for j in range(i + 1):
+                    x = 0.0
+                    for c in range(n):
+                        x += J[i, c] * J[j, c]
+                    A[i, j] = x
+                    A[j, i] = x
+                A[i, i] += lam
+                b[i] = e[i]
+            cholesky_solve(A, b, m)
+            for c in range(n):
+                x = 0.0
+                for i in range(m):
+                    x += J[i, c] * b[i]
+                Z_next[r, c] = x
+        else:  # dv = (Jᵀ J + λ I)⁻¹ Jᵀ e
+            for c in range(n):
+                for d in range(c + 1):
+                    x = 0.0
+                    for i in range(m):
+                        x += J[i, c] * J[i, d]
+                    A[c, d] = x
+                    A[d, c] = x
+                A[c, c] += lam
+                x = 0.0
+                for i in range(m):
+                    x += J[i, c] * e[i]
+                b[c] = x
+            cholesky_solve(A, b, n)
+            for c in range(n):
+                Z_next[r, c] = b[c]
+        # Step clipping, integration (additive: 1-DOF variables), bounds, wrapping.
+        for c in range(na):
+            dv = min(max(Z_next[r, c], -max_step), max_step)
+            Z_next[r, c] = min(max(Z[r, c] + dv, z_lower[c]), z_upper[c])
+        for i in range(wrap_z.shape[0]):
+            c = wrap_z[i]
+            Z_next[r, c] = wrap_angle(Z_next[r, c])
+
+
+_CONTINUE = 0
+_PENDING = 1
+
+
+@jit
+def search(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: Any,
+           fk_joints: Any, fk_coefficients: Any, motions: Any, X_PC: Any, Q: Any, X_WL: Any,
+           tips: Any, tip_offsets: Any, tip_columns: Any, tip_frames: Any, origin: Any,
+           J_all: Any, targets: Any, col_v: Any, fold: Any, width: int, damping: float,
+           lambda_min: float, max_step: float, z_lower: Any, z_upper: Any, wrap_z: Any,
+           E: Any, J: Any, A: Any, b: Any, perr: Any, rerr: Any, norm: Any, Z_next: Any,
+           budget: int, iteration: int, position_tolerance: float,
+           orientation_tolerance: float, stall_iterations: int, restart_iterations: int,
+           stall_ratio: float, row_best: Any, row_end: Any, row_due: Any, pool: Any,
+           state: Any, best_norm: Any, best_z: Any,
+           best_error: Any) -> int:  # pragma: no cover - compiled
+    """Up to ``budget`` iterations of one problem's rows (the solver's loop, compiled).
+
+    Each iteration is :func:`iterate`, then what ``_Search.run`` does for one problem: the
+    best row so far (``best_z``, ``best_error`` = position, rotation, ``best_norm[0]`` its
+    ``|e|²``); the stall bookkeeping (``row_best``, ``row_end``, ``row_due``: a row restarts
+    when its ``|e|²`` has not dropped below ``stall_ratio`` times its best for
+    ``stall_iterations`` iterations, or ``restart_iterations`` after its start); the step; the
+    restarts from the ranked ``pool`` ``(S, na)`` (``state[0]`` the next entry,
+    ``state[1]`` the seeds tried).
+
+    Returns:
+        The iterations run. When the last one has a row within both tolerances (a candidate
+        for the validity callback) or needs more restarts than the pool has left, it stops
+        after the errors and the best row (``E``, ``perr``, ``rerr``, ``norm``, ``Z_next`` hold
+        that iteration, ``Z`` its rows before the step) and returns ``-(iterations run)``:
+        the caller finishes that iteration.
+    """
+    R = Z.shape[0]
+    na = Z.shape[1]
+    done = 0
+    while done < budget and R > 0:
+        iterate(Z, base, q_active, mimic, mimic_coefficients, fk_joints, fk_coefficients,
+                motions, X_PC, Q, X_WL, tips, tip_offsets, tip_columns, tip_frames, origin,
+                J_all, targets, col_v, fold, width, damping, lambda_min, max_step, z_lower,
+                z_upper, wrap_z, E, J, A, b, perr, rerr, norm, Z_next)
+        done += 1
+        iteration += 1
+        best = 0
+        for r in range(1, R):
+            if norm[r] < norm[best]:
+                best = r
+        if norm[best] < best_norm[0]:
+            best_norm[0] = norm[best]
+            for c in range(na):
+                best_z[c] = Z[best, c]
+            best_error[0] = perr[best]
+            best_error[1] = rerr[best]
+        restarts = 0
+        for r in range(R):
+            if perr[r] < position_tolerance and (
+                    width == 3 or rerr[r] < orientation_tolerance):
+                return -done
+            due = row_due[r]
+            if norm[r] < row_best[r] * stall_ratio:
+                due = min(row_end[r], iteration + stall_iterations)
+            if due <= iteration:
+                restarts += 1
+        if state[0] + restarts > pool.shape[0]:
+            return -done
+        for r in range(R):
+            if norm[r] < row_best[r] * stall_ratio:
+                row_best[r] = norm[r]
+                row_due[r] = min(row_end[r], iteration + stall_iterations)
+            if row_due[r] <= iteration:
+                for c in range(na):
+                    Z[r, c] = pool[state[0], c]
+                state[0] += 1
+                state[1] += 1
+                row_best[r] = np.inf
+                row_end[r] = iteration + restart_iterations
+                row_due[r] = iteration + stall_iterations
+            else:
+                for c in range(na):
+                    Z[r, c] = Z_next[r, c]
+    return done
+
+
+_READ_ONLY = (2, 3, 4, 11, 12, 13, 14, 18, 19, 24, 25, 26)
+'''Arguments of :func:`iterate` that the solver passes read-only (its kernel tables).'''
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) :func:`iterate` and :func:`search`.
+
+    One signature each, on empty rows, with the argument kinds the solver passes.
+    """
+    i = np.intp
+    args: list[Any] = [
+        np.zeros((0, 1)), np.zeros((1, 1)), np.zeros(1, i), np.zeros((0, 2), i),
+        np.zeros((0, 2)), np.zeros((0, 5), i), np.zeros((0, 4, 3, 4)), np.zeros((1, 0, 4, 4)),
+        np.zeros((0, 0, 4, 4)), np.zeros((0, 1)), np.zeros((0, 1, 4, 4)), np.zeros(1, i),
+        np.zeros(2, i), np.zeros((0, 4), i), np.zeros((0, 4, 3)), np.zeros((1, 3)),
+        np.zeros((1, 0, 6, 1)), np.zeros((1, 1, 4, 4)), np.zeros(0, i), np.zeros((0, 1)), 6,
+        0.05, 1e-9, 1.0, np.zeros(1), np.zeros(1), np.zeros(0, i), np.zeros((0, 6)),
+        np.zeros((6, 1)), np.zeros((6, 6)), np.zeros(6), np.zeros(0), np.zeros(0), np.zeros(0),
+        np.zeros((0, 1))]
+    for a in _READ_ONLY:
+        args[a].setflags(write=False)
+    iterate(*args)
+    cast(Any, search)(*args, 1, 0, 1e-5, 1e-4, 3, 40, 0.99, np.zeros(0), np.zeros(0, i),
+                      np.zeros(0, i), np.zeros((1, 1)), np.zeros(2, i), np.zeros(1),
+                      np.zeros(1), np.zeros(2))
