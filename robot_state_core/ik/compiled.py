@@ -32,19 +32,14 @@ import numpy as np
 
 from robot_state_core.kinematics.compiled import forward, jit, point_jacobian
 
-_NEAR_PI_TWO_SIN = 1e-9
-'''Below this ``2 sin θ`` (with ``cos θ < 0``) the axis comes from the symmetric part.'''
-
-
 @jit
 def rotation_log_and_angle(M: Any, out: Any, o: int) -> float:  # pragma: no cover - compiled
     """``log(M)`` of one ``(3, 3)`` rotation into ``out[o:o + 3]``; returns its angle [rad].
 
-    The scalar form of :func:`robot_state_core.spatial.transforms.rotation_log_and_angle`
-    (tested against :func:`~robot_state_core.spatial.transforms.rotation_log` to 1e-12):
-    ``θ = atan2(|vee(M - Mᵀ)| / 2, (tr M - 1) / 2)``, axis ``vee / (2 sin θ)``, and within
-    ``2 sin θ < 1e-9`` of ``θ = π`` the unit column of largest diagonal of
-    ``(M + Mᵀ)/2 - cos θ I`` (sign from ``vee``).
+    The scalar form of :func:`robot_state_core.spatial.transforms.rotation_log` (tested
+    against it to 1e-12): ``θ = atan2(|vee(M - Mᵀ)| / 2, (tr M - 1) / 2)``; the axis is
+    ``vee / (2 sin θ)`` for ``θ < π/2`` and, beyond, the unit column of largest diagonal of
+    ``(M + Mᵀ)/2 - cos θ I = (1 - cos θ) a aᵀ`` (sign from ``vee``), accurate up to ``θ = π``.
     """
     v0 = M[2, 1] - M[1, 2]
     v1 = M[0, 2] - M[2, 0]
@@ -52,7 +47,7 @@ def rotation_log_and_angle(M: Any, out: Any, o: int) -> float:  # pragma: no cov
     cos = 0.5 * (M[0, 0] + M[1, 1] + M[2, 2]) - 0.5
     two_sin = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
     theta = math.atan2(0.5 * two_sin, cos)
-    if two_sin < _NEAR_PI_TWO_SIN and cos < 0.0:
+    if cos < 0.0:
         k = 0
         best = M[0, 0] - cos
         for i in range(1, 3):

@@ -1,0 +1,231 @@
+"""The compiled IK iteration (robot_state_core.ik.compiled) against its numpy references.
+
+The scalar pieces are checked against the spatial module (rotation log to 1e-12, angle
+wrapping bit for bit) and numpy's solver; one iteration of the compiled kernel against the
+numpy iteration of the solver (tip errors, step, clipping, wrapping); the compiled loop of
+single requests against the Python loop (same iterations, restarts and solution). IK answers
+themselves are verified by FK in test_ik.py and the MoveIt port.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import numpy as np
+import pytest
+import robot_corpus
+
+from robot_state_core import kinematics as kin
+from robot_state_core.ik import solver as ik
+from robot_state_core.ik.types import IKOptions
+from robot_state_core.io.default_robot import (
+    default_robot_srdf_path,
+    default_robot_urdf_path,
+    package_root,
+)
+from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial.transforms import (
+    random_quat_xyzw,
+    rotation_angle,
+    rotation_exp,
+    rotation_from_quat_xyzw,
+    rotation_log,
+    wrap_angle,
+)
+
+
+@pytest.fixture(scope='module')
+def compiled() -> object:
+    ik._ready_ik_kernels()
+    return ik._ik_kernels()
+
+
+@pytest.fixture(scope='module')
+def models() -> dict[str, RobotModel]:
+    out = {'default': RobotModel.from_urdf_file(
+        default_robot_urdf_path(), default_robot_srdf_path(),
+        package_map={'robot_state_core': package_root()})}
+    for name in ('panda', 'talos'):
+        r = robot_corpus.test_robot(name)
+        out[name] = RobotModel.from_urdf_file(r.urdf_path, r.srdf_path,
+                                              package_map=r.package_map)
+    return out
+
+
+# Problems covering: m < n (one 6-row tip, 7 variables), m > n (two tips, n x n normal form),
+# mimic folding (Panda's right finger), continuous wrapping (default robot's wrist roll),
+# position only, a shared torso (Talos).
+PROBLEMS = [
+    ('panda', 'arm', ['panda_hand_tcp'], False),
+    ('panda', 'arm', ['panda_hand_tcp'], True),
+    ('panda', 'arm_and_hand', ['panda_hand_tcp', 'panda_rightfinger'], False),
+    ('default', 'arm', ['tool0'], False),
+    ('talos', 'all_arms_torso', ['gripper_left_base_link', 'gripper_right_base_link'], False),
+]
+
+
+def _random_rows(model: RobotModel, k: ik._Kernel, rng: np.random.Generator,
+                 n: int) -> np.ndarray:
+    lo = np.where(np.isfinite(k.z_lower), k.z_lower, -4.0)
+    hi = np.where(np.isfinite(k.z_upper), k.z_upper, 4.0)
+    return lo + rng.random((n, lo.size)) * (hi - lo)
+
+
+def _search(model: RobotModel, group: str, tips: list[str], position_only: bool,
+            seed: int, options: IKOptions | None = None,
+            compiled: bool = True) -> ik._Search:
+    """A search with targets from FK of a random configuration (seeded)."""
+    _, entry, msg = ik._resolve(model, group, tips, len(tips), position_only)
+    assert entry is not None, msg
+    assert entry.kernel.compiled
+    if not compiled:
+        entry = ik._KernelCache(dataclasses.replace(entry.kernel, compiled=False))
+    rng = np.random.default_rng(seed)
+    q = np.array(model.default_positions)
+    q[entry.kernel.q_active] = _random_rows(model, entry.kernel, rng, 1)[0]
+    model.apply_mimic(q)
+    X = kin.forward_kinematics(model, q)
+    targets = np.stack([X[model.link_index(t)] for t in tips])[None]
+    return ik._Search(model, entry, np.array(model.default_positions)[None], targets,
+                      options or IKOptions(position_only=position_only, random_seed=seed),
+                      None, np.random.default_rng(seed))
+
+
+# ------------------------------------------------------------------------------ scalar pieces
+
+
+def _rotations(rng: np.random.Generator) -> list[np.ndarray]:
+    out = list(rotation_from_quat_xyzw(random_quat_xyzw(rng, (200,))))
+    axes = [np.array(a, dtype=float) for a in
+            ([1, 0, 0], [0, 1, 0], [0, 0, 1], [1, -1, 0], [-1, 2, -3], [0.3, -0.2, -0.9])]
+    axes += list(rng.normal(size=(20, 3)))
+    for a in axes:
+        a = a / np.linalg.norm(a)
+        for angle in (0.0, 1e-14, 1e-9, 1e-6, 0.5, math.pi / 2, 3.0, math.pi - 1e-6,
+                      math.pi - 1e-10, math.pi):
+            out.append(rotation_exp(angle * a))
+    return out
+
+
+def test_rotation_log_matches_spatial(compiled: object) -> None:
+    """The scalar log equals spatial.transforms.rotation_log (and its angle) to 1e-12.
+
+    Random rotations, tiny angles and angles up to exactly pi about axis-aligned and random
+    axes (the symmetric-part branch).
+    """
+    rng = np.random.default_rng(0)
+    out = np.zeros(3)
+    for R in _rotations(rng):
+        theta = compiled.rotation_log_and_angle(np.ascontiguousarray(R), out, 0)
+        expected = rotation_log(R)
+        if np.linalg.norm(expected) > math.pi - 1e-6:  # w and -w are the same rotation at pi
+            assert min(np.abs(out - expected).max(), np.abs(out + expected).max()) < 1e-12
+        else:
+            np.testing.assert_allclose(out, expected, rtol=0, atol=1e-12)
+        assert abs(theta - float(rotation_angle(R))) < 1e-12
+        np.testing.assert_allclose(rotation_exp(out), R, rtol=0, atol=1e-12)
+
+
+def test_wrap_angle_matches_spatial(compiled: object) -> None:
+    """Scalar wrapping equals spatial.transforms.wrap_angle bit for bit ([-pi, pi))."""
+    rng = np.random.default_rng(1)
+    values = np.concatenate([
+        rng.uniform(-50.0, 50.0, 500),
+        [0.0, math.pi, -math.pi, 2 * math.pi, -2 * math.pi, 3 * math.pi, -3 * math.pi,
+         math.pi - 1e-16, -math.pi - 1e-16, math.nextafter(math.pi, 0.0), 1e-300, -1e-300,
+         7.0, -7.0]])
+    expected = wrap_angle(values)
+    got = np.array([compiled.wrap_angle(float(v)) for v in values])
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_cholesky_solve_matches_numpy(compiled: object) -> None:
+    """The damped normal equations are solved as numpy.linalg.solve does (SPD, 1..12)."""
+    rng = np.random.default_rng(2)
+    for n in range(1, 13):
+        J = rng.normal(size=(n + 2, n))
+        A = J.T @ J + 1e-6 * np.eye(n)
+        b = rng.normal(size=n)
+        expected = np.linalg.solve(A, b)
+        work, x = np.zeros((12, 12)), np.zeros(12)
+        work[:n, :n] = A
+        x[:n] = b
+        compiled.cholesky_solve(work, x, n)
+        np.testing.assert_allclose(x[:n], expected, rtol=1e-9, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------ one iteration
+
+
+@pytest.mark.parametrize(('robot', 'group', 'tips', 'position_only'), PROBLEMS)
+def test_iteration_matches_numpy_iteration(models: dict[str, RobotModel], robot: str,
+                                           group: str, tips: list[str],
+                                           position_only: bool) -> None:
+    """Errors, |e|², worst tip errors and the clipped, wrapped step equal the numpy path's.
+
+    Rows include values outside the bounds and beyond ±pi for continuous variables (the
+    step clips and wraps them).
+    """
+    model = models[robot]
+    search = _search(model, group, tips, position_only, seed=3,
+                     options=IKOptions(position_only=position_only, num_seeds=8))
+    k = search.k
+    rng = np.random.default_rng(4)
+    search.z = _random_rows(model, k, rng, 8)
+    search.z[0] += 3.0  # out of bounds / beyond pi
+    search._bind_rows()
+    e_c, perr_c, rerr_c, norm_c, z_next = (a.copy() for a in search._iterate())
+    X_WL, X_tip = ik._tip_poses(search, search.z, search.rows)
+    e, perr, rerr = ik._errors(k, X_tip, search.rows.target)
+    J = ik._jacobian(k, X_WL)
+    norm = np.vecdot(e, e)
+    np.testing.assert_allclose(e_c, e, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(perr_c, perr, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(rerr_c, rerr, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(norm_c, norm, rtol=1e-12, atol=1e-14)
+    search._step(e, J, norm)  # the numpy step, in place on search.z
+    np.testing.assert_allclose(z_next, search.z, rtol=0, atol=1e-9)
+    assert np.all(z_next >= k.z_lower) and np.all(z_next <= k.z_upper)
+    if k.wrap_z.size:
+        assert np.all(np.abs(z_next[:, k.wrap_z]) <= math.pi)
+
+
+# ------------------------------------------------------------------------------ the loop
+
+
+@pytest.mark.parametrize(('robot', 'group', 'tips', 'position_only'), PROBLEMS[:4])
+def test_compiled_loop_matches_python_loop(models: dict[str, RobotModel], robot: str,
+                                           group: str, tips: list[str],
+                                           position_only: bool) -> None:
+    """The compiled loop of single requests takes the Python loop's path exactly.
+
+    Same iterations, seeds tried (restarts from the ranked pool), best row and solution for
+    several seeded targets, with a hard iteration cap and no deadline.
+    """
+    model = models[robot]
+    for seed in range(5):
+        runs = []
+        for compiled in (True, False):
+            s = _search(model, group, tips, position_only, seed=seed, compiled=compiled)
+            reason = s.run(time.perf_counter() + 100.0, 60)
+            runs.append((s, reason))
+        (a, ra), (b, rb) = runs
+        assert ra == rb
+        assert a.iterations == b.iterations
+        np.testing.assert_array_equal(a.seeds_tried, b.seeds_tried)
+        np.testing.assert_array_equal(a.solved, b.solved)
+        np.testing.assert_allclose(a.solution, b.solution, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(a.best_z, b.best_z, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(a.best_error, b.best_error, rtol=1e-6, atol=1e-12)
+
+
+def test_each_kernel_compiles_one_signature(models: dict[str, RobotModel],
+                                            compiled: object) -> None:
+    """Every call the solver makes matches the warm-up's signature (no recompilation)."""
+    for robot, group, tips, position_only in PROBLEMS:
+        s = _search(models[robot], group, tips, position_only, seed=9)
+        s.run(time.perf_counter() + 100.0, 5)
+    assert len(compiled.iterate.signatures) == 1
+    assert len(compiled.search.signatures) == 1
