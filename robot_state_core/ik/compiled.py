@@ -32,6 +32,7 @@ import numpy as np
 
 from robot_state_core.kinematics.compiled import forward, jit, point_jacobian
 
+
 @jit
 def rotation_log_and_angle(M: Any, out: Any, o: int) -> float:  # pragma: no cover - compiled
     """``log(M)`` of one ``(3, 3)`` rotation into ``out[o:o + 3]``; returns its angle [rad].
