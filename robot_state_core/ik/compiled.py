@@ -343,12 +343,51 @@ def search(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: Any
     return done
 
 
+@jit
+def rank_pool(pick: Any, z_table: Any, p_table: Any, r_table: Any, X_WT: Any, width: int,
+              pool: Any) -> None:  # pragma: no cover - compiled
+    """The sample-table rows ``pick`` ranked by tip error, best first, into ``pool``.
+
+    The score of a row is ``Σ_t |p_T - p_tip|² - tr(R_T R_tipᵀ)`` (the rotation term unless
+    ``width`` is 3), as ``_Search._fill_pool`` ranks them: ``3 - tr = 2 (1 - cos θ) ≈ θ²``
+    with the constant dropped.
+
+    Args:
+        pick: ``(S,)`` table rows.
+        z_table: ``(N, na)`` the table's samples.
+        p_table: ``(T, N, 3)`` their tip positions.
+        r_table: ``(T, N, 9)`` their tip rotations, flattened (row-major).
+        X_WT: ``(T, 4, 4)`` targets.
+        width: 3 (position only) or 6.
+        pool: ``(S, na)`` out: ``z_table[pick]`` sorted by score.
+    """
+    S = pick.shape[0]
+    score = np.zeros(S)
+    for i in range(S):
+        n = pick[i]
+        x = 0.0
+        for t in range(X_WT.shape[0]):
+            for j in range(3):
+                d = p_table[t, n, j] - X_WT[t, j, 3]
+                x += d * d
+            if width == 6:
+                for a in range(3):
+                    for b in range(3):
+                        x -= r_table[t, n, 3 * a + b] * X_WT[t, a, b]
+        score[i] = x
+    order = np.argsort(score)
+    for i in range(S):
+        row = pick[order[i]]
+        for c in range(pool.shape[1]):
+            pool[i, c] = z_table[row, c]
+
+
 _READ_ONLY = (2, 3, 4, 11, 12, 13, 14, 18, 19, 24, 25, 26)
 '''Arguments of :func:`iterate` that the solver passes read-only (its kernel tables).'''
 
 
 def warm_up() -> None:
-    """Compile (or load from the cache) :func:`iterate` and :func:`search`.
+    """Compile (or load from the cache) :func:`iterate`, :func:`search`, :func:`rank_pool`.
 
     One signature each, on empty rows, with the argument kinds the solver passes.
     """
@@ -368,3 +407,5 @@ def warm_up() -> None:
     cast(Any, search)(*args, 1, 0, 1e-5, 1e-4, 3, 40, 0.99, np.zeros(0), np.zeros(0, i),
                       np.zeros(0, i), np.zeros((1, 1)), np.zeros(2, i), np.zeros(1),
                       np.zeros(1), np.zeros(2))
+    rank_pool(np.zeros(0, i), np.zeros((1, 1)), np.zeros((1, 1, 3)), np.zeros((1, 1, 9)),
+              np.zeros((1, 4, 4)), 6, np.zeros((0, 1)))

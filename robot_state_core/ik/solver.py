@@ -544,9 +544,8 @@ class _Search:
         if table is not None:
             z_table, p_table, r_table, known = table
             pick = self.rng.integers(0, z_table.shape[0], size)
-            cand = z_table[pick]
             if not k.sample_all:
-                cand = np.where(k.sampled_mask, cand, self.base_z[0])
+                cand = np.where(k.sampled_mask, z_table[pick], self.base_z[0])
             if not known[pick].all():  # tip poses of table rows are computed on first use
                 fresh = np.zeros(known.size, dtype=bool)  # (np.unique imports numpy.ma)
                 fresh[pick] = True
@@ -559,11 +558,17 @@ class _Search:
                 r_table[:, new] = X_tip[..., :3, :3].reshape(*X_tip.shape[:2], 9)
                 known[new] = True
             X_WT = self.targets[0]
-            d = p_table[:, pick] - X_WT[:, None, :3, 3]
-            score = np.vecdot(d, d).sum(axis=0)
-            if not k.position_only:  # 3 - tr(R_T R_tipᵀ) per tip; the constant 3 T is dropped
-                score -= np.einsum('tnj,tj->n', r_table[:, pick], X_WT[:, :3, :3].reshape(-1, 9))
-            cand = cand[np.argsort(score)]
+            if k.compiled and k.sample_all:  # the same ranking, compiled (ik.compiled.rank_pool)
+                cand = np.empty((size, z_table.shape[1]))
+                _ik_kernels().rank_pool(pick, z_table, p_table, r_table, np.array(X_WT),
+                                        3 if k.position_only else 6, cand)
+            else:
+                d = p_table[:, pick] - X_WT[:, None, :3, 3]
+                score = np.vecdot(d, d).sum(axis=0)
+                if not k.position_only:  # 3 - tr(R_T R_tipᵀ) per tip; the constant 3 T is dropped
+                    score -= np.einsum('tnj,tj->n', r_table[:, pick],
+                                       X_WT[:, :3, :3].reshape(-1, 9))
+                cand = (z_table[pick] if k.sample_all else cand)[np.argsort(score)]
         else:
             prob = np.repeat(np.arange(P), size)
             cand = self._sample(prob)
