@@ -1162,8 +1162,10 @@ def prepare_ik(model: RobotModel, group: str, tip_links: Sequence[str] = (), *,
     """Compile the IK kernel of a (group, tips) pair and fill its sample table now.
 
     The first request for a (group, tips, position_only) combination otherwise pays about
-    1-2 ms of set-up inside its timeout. Nodes call this once at start-up for the groups
-    they serve. Results do not depend on whether it was called.
+    1-2 ms of set-up inside its timeout. The first call of a process also compiles or loads
+    the FK, Jacobian and IK kernels (before any request's clock, decision S17). Nodes call
+    this once at start-up for the groups they serve. Results do not depend on whether it was
+    called.
 
     Args:
         model: The robot model.
@@ -1176,6 +1178,7 @@ def prepare_ik(model: RobotModel, group: str, tip_links: Sequence[str] = (), *,
     Raises:
         InvalidArgumentError: The group, tips or seed are invalid (the message says why).
     """
+    _ready_ik_kernels()  # the process's one-time kernel set-up (decision S17) is paid here
     q, msg = _check_seed(model, seed)
     if q is None:
         raise InvalidArgumentError(f'prepare_ik: {msg}')
