@@ -25,6 +25,7 @@ from robot_state_core.io.default_robot import (
     default_robot_urdf_path,
     package_root,
 )
+from robot_state_core.kinematics.plan import compiled_kernels
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.spatial.transforms import (
     random_quat_xyzw,
@@ -224,8 +225,14 @@ def test_compiled_loop_matches_python_loop(models: dict[str, RobotModel], robot:
 def test_each_kernel_compiles_one_signature(models: dict[str, RobotModel],
                                             compiled: object) -> None:
     """Every call the solver makes matches the warm-up's signature (no recompilation)."""
+    ik.prepare_ik(models['panda'], 'arm', ['panda_hand_tcp'])  # broadcast (read-only) targets
     for robot, group, tips, position_only in PROBLEMS:
         s = _search(models[robot], group, tips, position_only, seed=9)
         s.run(time.perf_counter() + 100.0, 5)
     assert len(compiled.iterate.signatures) == 1
     assert len(compiled.search.signatures) == 1
+    assert len(compiled.rank_pool.signatures) == 1
+    # The FK and Jacobian kernels the IK kernel calls keep their one signature too.
+    kernels = compiled_kernels()
+    assert len(kernels.forward.signatures) == 1
+    assert len(kernels.point_jacobian.signatures) == 1

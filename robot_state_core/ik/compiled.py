@@ -382,7 +382,7 @@ def rank_pool(pick: Any, z_table: Any, p_table: Any, r_table: Any, X_WT: Any, wi
             pool[i, c] = z_table[row, c]
 
 
-_READ_ONLY = (2, 3, 4, 11, 12, 13, 14, 18, 19, 24, 25, 26)
+_READ_ONLY = (2, 3, 4, 11, 12, 18, 19, 24, 25, 26)
 '''Arguments of :func:`iterate` that the solver passes read-only (its kernel tables).'''
 
 

@@ -152,8 +152,8 @@ class _Kernel:
     mimic: IntArray  # (M, 2) mimic variable, source (q indices) for the compiled iteration
     mimic_coefficients: FloatArray  # (M, 2) multiplier, offset
     tip_offsets: IntArray  # (T + 1,) slices of the tips' Jacobian tables below
-    tip_table: IntArray  # (C, 4) the tips' LinkColumns.columns, stacked
-    tip_frames: FloatArray  # (C, 4, 3) the tips' LinkColumns.frames, stacked
+    tip_table: IntArray  # (C, 4) the tips' LinkColumns.columns, stacked (writable, see below)
+    tip_frames: FloatArray  # (C, 4, 3) the tips' LinkColumns.frames, stacked (writable)
 
 
 @dataclass
@@ -308,8 +308,10 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
                                          np.asarray(model.mimic_offset, dtype=np.float64)],
                                         axis=1)),
         tip_offsets=_ro(np.cumsum([0] + [c.columns.shape[0] for c in tip_columns]), np.intp),
-        tip_table=_ro(np.concatenate([c.columns for c in tip_columns]), np.intp),
-        tip_frames=_ro(np.concatenate([c.frames for c in tip_columns])))
+        # Writable, as the Jacobian kernel's own tables: numba types read-only arrays apart,
+        # and the kernel must keep its one signature when the IK kernel calls it.
+        tip_table=np.concatenate([c.columns for c in tip_columns]).astype(np.intp),
+        tip_frames=np.concatenate([c.frames for c in tip_columns]).astype(np.float64))
 
 
 # ------------------------------------------------------------------------------ iteration kernels
