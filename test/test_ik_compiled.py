@@ -10,7 +10,9 @@ themselves are verified by FK in test_ik.py and the MoveIt port.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
+from pathlib import Path
 import time
 
 import numpy as np
@@ -25,6 +27,7 @@ from robot_state_core.io.default_robot import (
     default_robot_urdf_path,
     package_root,
 )
+from robot_state_core.kinematics import compiled as fk_kernels
 from robot_state_core.kinematics.plan import compiled_kernels
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.spatial.transforms import (
@@ -236,3 +239,16 @@ def test_each_kernel_compiles_one_signature(models: dict[str, RobotModel],
     kernels = compiled_kernels()
     assert len(kernels.forward.signatures) == 1
     assert len(kernels.point_jacobian.signatures) == 1
+
+
+def test_cache_entries_depend_on_the_fk_kernels_source(compiled: object) -> None:
+    """The IK kernels' cache index keys carry the hash of kinematics/compiled.py.
+
+    They compile the FK/Jacobian kernels into themselves, so a change there alone must
+    recompile them (numba keys a cache entry on its own file only).
+    """
+    stamp = hashlib.sha256(Path(fk_kernels.__file__).read_bytes()).hexdigest()
+    for kernel in (compiled.iterate, compiled.search):
+        sig = kernel.signatures[0]
+        key = kernel._cache._index_key(sig, kernel.targetctx.codegen())
+        assert key[-1] == stamp

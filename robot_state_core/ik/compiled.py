@@ -25,11 +25,14 @@ each kernel compiles one signature; :func:`warm_up` compiles (or loads) them on 
 
 from __future__ import annotations
 
+import hashlib
 import math
+from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
 
+from robot_state_core.kinematics import compiled as fk_kernels
 from robot_state_core.kinematics.compiled import forward, jit, point_jacobian
 
 
@@ -381,6 +384,30 @@ def rank_pool(pick: Any, z_table: Any, p_table: Any, r_table: Any, X_WT: Any, wi
         for c in range(pool.shape[1]):
             pool[i, c] = z_table[row, c]
 
+
+def _depend_on_fk_kernels(*kernels: Any) -> None:
+    """Key the kernels' on-disk cache entries on the FK/Jacobian kernels' source too.
+
+    numba keys a cached function on its own module's file and bytecode only, but :func:`iterate`
+    compiles :func:`~robot_state_core.kinematics.compiled.forward` and
+    :func:`~robot_state_core.kinematics.compiled.point_jacobian` into itself: after a change
+    of ``kinematics/compiled.py`` alone (its tables' layout with it), the cached IK kernels
+    would run the old FK code on the new tables. The hash of that file is added to each
+    kernel's cache index key (numba's ``FunctionCache._index_key``; numba is pinned in
+    constraints.txt), so such a change recompiles them.
+    """
+    stamp = hashlib.sha256(Path(fk_kernels.__file__).read_bytes()).hexdigest()
+    for kernel in kernels:
+        cache = kernel._cache
+        index_key = cache._index_key
+
+        def keyed(sig: Any, codegen: Any, index_key: Any = index_key) -> Any:
+            return (*index_key(sig, codegen), stamp)
+
+        cache._index_key = keyed
+
+
+_depend_on_fk_kernels(iterate, search)
 
 _READ_ONLY = (2, 3, 4, 11, 12, 18, 19, 24, 25, 26)
 '''Arguments of :func:`iterate` that the solver passes read-only (its kernel tables).'''
