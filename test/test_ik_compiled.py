@@ -30,6 +30,7 @@ from robot_state_core.io.default_robot import (
 from robot_state_core.kinematics import compiled as fk_kernels
 from robot_state_core.kinematics.plan import compiled_kernels
 from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial import transforms
 from robot_state_core.spatial.transforms import (
     random_quat_xyzw,
     rotation_angle,
@@ -242,12 +243,14 @@ def test_each_kernel_compiles_one_signature(models: dict[str, RobotModel],
 
 
 def test_cache_entries_depend_on_the_fk_kernels_source(compiled: object) -> None:
-    """The IK kernels' cache index keys carry the hash of kinematics/compiled.py.
+    """The IK kernels' cache index keys carry the hash of kinematics/compiled.py and spatial.
 
-    They compile the FK/Jacobian kernels into themselves, so a change there alone must
-    recompile them (numba keys a cache entry on its own file only).
+    They compile the FK/Jacobian kernels and spatial's scalar rotation log and angle wrap into
+    themselves, so a change there alone must recompile them (numba keys a cache entry on its
+    own file only).
     """
-    stamp = hashlib.sha256(Path(fk_kernels.__file__).read_bytes()).hexdigest()
+    sources = b''.join(Path(m.__file__).read_bytes() for m in (fk_kernels, transforms))
+    stamp = hashlib.sha256(sources).hexdigest()
     for kernel in (compiled.iterate, compiled.search):
         sig = kernel.signatures[0]
         key = kernel._cache._index_key(sig, kernel.targetctx.codegen())

@@ -135,11 +135,6 @@ def test_rotation_math_is_defined_only_in_spatial() -> None:
     allowed = {'get_angles', 'set_angles', 'get_default_angles', 'set_default_angles',
                'set_random_angles_distribution', '_rotation',
                # validation at the API boundary, delegating the math to spatial:
-               '_check_seed_quaternions', '_unit_quaternions', '_write_with_quaternions',
-               # the compiled IK iteration's scalar forms (numba cannot call spatial's numpy
-               # functions; spatial must stay numba-free), tested against
-               # spatial.rotation_log (1e-12) and spatial.wrap_angle (bitwise) in
-               # test_ik_compiled.py:
-               'rotation_log_and_angle', 'wrap_angle'}
+               '_check_seed_quaternions', '_unit_quaternions', '_write_with_quaternions'}
     copies = [c for c in copies if c.split()[-1] not in allowed]
     assert copies == []

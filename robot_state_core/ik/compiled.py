@@ -34,55 +34,12 @@ import numpy as np
 
 from robot_state_core.kinematics import compiled as fk_kernels
 from robot_state_core.kinematics.compiled import forward, jit, point_jacobian
+from robot_state_core.spatial import transforms
 
-
-@jit
-def rotation_log_and_angle(M: Any, out: Any, o: int) -> float:  # pragma: no cover - compiled
-    """``log(M)`` of one ``(3, 3)`` rotation into ``out[o:o + 3]``; returns its angle [rad].
-
-    The scalar form of :func:`robot_state_core.spatial.transforms.rotation_log` (tested
-    against it to 1e-12): ``θ = atan2(|vee(M - Mᵀ)| / 2, (tr M - 1) / 2)``; the axis is
-    ``vee / (2 sin θ)`` for ``θ < π/2`` and, beyond, the unit column of largest diagonal of
-    ``(M + Mᵀ)/2 - cos θ I = (1 - cos θ) a aᵀ`` (sign from ``vee``), accurate up to ``θ = π``.
-    """
-    v0 = M[2, 1] - M[1, 2]
-    v1 = M[0, 2] - M[2, 0]
-    v2 = M[1, 0] - M[0, 1]
-    cos = 0.5 * (M[0, 0] + M[1, 1] + M[2, 2]) - 0.5
-    two_sin = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
-    theta = math.atan2(0.5 * two_sin, cos)
-    if cos < 0.0:
-        k = 0
-        best = M[0, 0] - cos
-        for i in range(1, 3):
-            if M[i, i] - cos > best:
-                best = M[i, i] - cos
-                k = i
-        c0 = 0.5 * (M[0, k] + M[k, 0]) - (cos if k == 0 else 0.0)
-        c1 = 0.5 * (M[1, k] + M[k, 1]) - (cos if k == 1 else 0.0)
-        c2 = 0.5 * (M[2, k] + M[k, 2]) - (cos if k == 2 else 0.0)
-        scale = theta / math.sqrt(c0 * c0 + c1 * c1 + c2 * c2)
-        if c0 * v0 + c1 * v1 + c2 * v2 < 0.0:
-            scale = -scale
-        out[o] = c0 * scale
-        out[o + 1] = c1 * scale
-        out[o + 2] = c2 * scale
-        return theta
-    # θ / (2 sin θ) -> 1/2 as θ -> 0 (and vee = 0 at θ = 0 exactly).
-    factor = theta / max(two_sin, 1e-300)
-    out[o] = v0 * factor
-    out[o + 1] = v1 * factor
-    out[o + 2] = v2 * factor
-    return theta
-
-
-@jit
-def wrap_angle(a: float) -> float:  # pragma: no cover - compiled
-    """Scalar :func:`robot_state_core.spatial.transforms.wrap_angle`: into ``[-π, π)``."""
-    if -math.pi <= a < math.pi:
-        return a
-    w = (a + math.pi) % (2.0 * math.pi) - math.pi
-    return -math.pi if w >= math.pi else w
+# The scalar rotation log and angle wrap are the spatial library's own (one source), compiled
+# here for the kernels below.
+rotation_log_and_angle = jit(transforms.rotation_log_into)
+wrap_angle = jit(transforms.wrap_angle_scalar)
 
 
 @jit
@@ -392,11 +349,13 @@ def _depend_on_fk_kernels(*kernels: Any) -> None:
     compiles :func:`~robot_state_core.kinematics.compiled.forward` and
     :func:`~robot_state_core.kinematics.compiled.point_jacobian` into itself: after a change
     of ``kinematics/compiled.py`` alone (its tables' layout with it), the cached IK kernels
-    would run the old FK code on the new tables. The hash of that file is added to each
+    would run the old FK code on the new tables. The same holds for the scalar rotation log
+    and angle wrap of ``spatial/transforms.py``. The hash of those two files is added to each
     kernel's cache index key (numba's ``FunctionCache._index_key``; numba is pinned in
     constraints.txt), so such a change recompiles them.
     """
-    stamp = hashlib.sha256(Path(fk_kernels.__file__).read_bytes()).hexdigest()
+    sources = (Path(str(m.__file__)).read_bytes() for m in (fk_kernels, transforms))
+    stamp = hashlib.sha256(b''.join(sources)).hexdigest()
     for kernel in kernels:
         cache = kernel._cache
         index_key = cache._index_key

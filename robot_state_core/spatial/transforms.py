@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -459,6 +460,54 @@ def wrap_angle(angle: ArrayLike) -> FloatArray:
     w = np.where(w >= math.pi, -math.pi, w)
     out: FloatArray = np.where((a >= -math.pi) & (a < math.pi), a, w)
     return out
+
+
+def rotation_log_into(M: Any, out: Any, o: int) -> float:
+    """``log(M)`` of one ``(3, 3)`` rotation into ``out[o:o + 3]``; returns its angle [rad].
+
+    The scalar form of :func:`rotation_log` (tested against it to 1e-12), written for compiled
+    callers (the IK kernels compile it with numba; plain Python here): ``θ = atan2(|vee(M - Mᵀ)| /
+    2, (tr M - 1) / 2)``; the axis is ``vee / (2 sin θ)`` for ``θ < π/2`` and, beyond, the unit
+    column of largest diagonal of ``(M + Mᵀ)/2 - cos θ I = (1 - cos θ) a aᵀ`` (sign from ``vee``),
+    accurate up to ``θ = π``.
+    """
+    v0 = M[2, 1] - M[1, 2]
+    v1 = M[0, 2] - M[2, 0]
+    v2 = M[1, 0] - M[0, 1]
+    cos = 0.5 * (M[0, 0] + M[1, 1] + M[2, 2]) - 0.5
+    two_sin = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+    theta = math.atan2(0.5 * two_sin, cos)
+    if cos < 0.0:
+        k = 0
+        best = M[0, 0] - cos
+        for i in range(1, 3):
+            if M[i, i] - cos > best:
+                best = M[i, i] - cos
+                k = i
+        c0 = 0.5 * (M[0, k] + M[k, 0]) - (cos if k == 0 else 0.0)
+        c1 = 0.5 * (M[1, k] + M[k, 1]) - (cos if k == 1 else 0.0)
+        c2 = 0.5 * (M[2, k] + M[k, 2]) - (cos if k == 2 else 0.0)
+        scale = theta / math.sqrt(c0 * c0 + c1 * c1 + c2 * c2)
+        if c0 * v0 + c1 * v1 + c2 * v2 < 0.0:
+            scale = -scale
+        out[o] = c0 * scale
+        out[o + 1] = c1 * scale
+        out[o + 2] = c2 * scale
+        return theta
+    # θ / (2 sin θ) -> 1/2 as θ -> 0 (and vee = 0 at θ = 0 exactly).
+    factor = theta / max(two_sin, 1e-300)
+    out[o] = v0 * factor
+    out[o + 1] = v1 * factor
+    out[o + 2] = v2 * factor
+    return theta
+
+
+def wrap_angle_scalar(a: float) -> float:
+    """Scalar :func:`wrap_angle`: into ``[-π, π)`` (for compiled callers; bitwise equal)."""
+    if -math.pi <= a < math.pi:
+        return a
+    w = (a + math.pi) % (2.0 * math.pi) - math.pi
+    return -math.pi if w >= math.pi else w
 
 
 def normalize_angle(angle: ArrayLike) -> FloatArray:
