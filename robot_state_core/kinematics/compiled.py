@@ -39,25 +39,11 @@ from __future__ import annotations
 from collections.abc import Callable
 import math
 import os
-from pathlib import Path
 from typing import Any, cast, TypeVar
 
 import numba
 
-
-def cache_directory() -> Path:
-    """Where the kernels are cached: ``$NUMBA_CACHE_DIR``, else the user cache directory.
-
-    ``$XDG_CACHE_HOME/robot_state_core/numba`` when ``XDG_CACHE_HOME`` is an absolute path
-    (the XDG rule), else ``~/.cache/robot_state_core/numba``.
-    """
-    user = os.environ.get('NUMBA_CACHE_DIR')
-    if user:
-        return Path(user)
-    xdg = os.environ.get('XDG_CACHE_HOME', '')
-    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / '.cache'
-    return base / 'robot_state_core' / 'numba'
-
+from robot_state_core.kinematics.kernel_cache import cache_directory
 
 # Before any kernel below is defined: numba binds a function's cache locator when it is
 # decorated. A user's NUMBA_CACHE_DIR is already in numba.config (read at numba's import).

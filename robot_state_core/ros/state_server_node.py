@@ -56,6 +56,7 @@ from robot_state_core.errors import (
 )
 from robot_state_core.ik.solver import prepare_ik, solve_ik
 from robot_state_core.ik.types import IKRequest
+from robot_state_core.kinematics.kernel_cache import cache_directory as kernel_cache_directory
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.publishing.markers import contact_markers
 from robot_state_core.ros import qos
@@ -88,6 +89,8 @@ from robot_state_core.spatial.transforms import rigid_inverse
 from robot_state_core.state.robot_state import RobotState
 
 SOURCE = 'robot_state_core'
+#: Longer than this [s] to prepare IK means the kernels were compiled (first run): say so.
+SLOW_IK_SETUP_S = 8.0
 
 
 def _load_kinematics(path: str) -> dict[str, Any]:
@@ -208,6 +211,7 @@ class StateServerNode(Node):
         scene = PlanningScene(model)
         for line in scene.geometry.unreadable:
             self.get_logger().warning(clip(line, LOG_LINE_LIMIT))
+        start = time.monotonic()
         for name in model.group_names:
             group = model.group(name)
             if group.tip_link and group.active_joint_names:
@@ -215,6 +219,11 @@ class StateServerNode(Node):
                     prepare_ik(model, name)
                 except RobotStateCoreError as exc:
                     self.get_logger().debug(f'IK not prepared for group {name!r}: {exc}')
+        elapsed = time.monotonic() - start
+        if elapsed > SLOW_IK_SETUP_S:  # the first run on a machine compiles the kernels
+            self.get_logger().info(
+                f'IK prepared in {elapsed:.1f} s (compiled kernels built on the first run on '
+                f'this machine, then loaded from {kernel_cache_directory()})')
         return ServedModel(model, scene, description)
 
     def use_model(self, served: ServedModel) -> None:
