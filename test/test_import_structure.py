@@ -30,6 +30,7 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1] / PACKAGE
 LAYERS: tuple[str, ...] = (
     'errors',  # the exception hierarchy
     '_typing',  # array aliases and checks
+    'jit',  # the numba decorator and the kernel cache directory
     'spatial',  # rotations, quaternions, rpy, SE(3)
     'geometry',  # shapes, meshes, the Drake-style registry, proximity queries (python-fcl)
     'description',  # links, joints + joint motions, tesseract scene graph, ACM

@@ -114,8 +114,8 @@ assert 'numba' not in sys.modules, 'import robot_state_core imported numba'
 model = RobotModel.from_urdf_file(sys.argv[1])
 X = kinematics.forward_kinematics(model, np.asarray(model.default_positions))
 assert X.shape == (model.link_count, 4, 4) and np.array_equal(X[0], np.eye(4))
-from robot_state_core.kinematics import compiled
-print(compiled.cache_directory())
+from robot_state_core.jit.cache import cache_directory
+print(cache_directory())
 '''
 
 

@@ -3,7 +3,7 @@
 Imported on first use by :func:`robot_state_core.ik.solver` (like
 :func:`robot_state_core.kinematics.plan.compiled_kernels`: ``import robot_state_core`` stays
 numba-free), and compiled with the package's one decorator
-(:data:`robot_state_core.kinematics.compiled.jit`: user cache directory, nogil).
+(:func:`robot_state_core.jit.decorators.jit`: user cache directory, nogil).
 
 :func:`iterate` is one IK iteration for every row of a search whose active variables are all
 1-DOF (revolute, continuous, prismatic): it completes each row's configuration (mimic
@@ -32,8 +32,9 @@ from typing import Any, cast
 
 import numpy as np
 
+from robot_state_core.jit.decorators import jit
 from robot_state_core.kinematics import compiled as fk_kernels
-from robot_state_core.kinematics.compiled import forward, jit, point_jacobian
+from robot_state_core.kinematics.compiled import forward, point_jacobian
 from robot_state_core.spatial import transforms
 
 # The scalar rotation log and angle wrap are the spatial library's own (one source), compiled

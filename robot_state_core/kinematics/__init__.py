@@ -17,8 +17,9 @@ is compiled once into its :class:`KinematicsPlan` (:func:`plan`, owned by the mo
 evaluation produces goes into a :class:`KinematicsData` (:func:`update_forward_kinematics`), which
 a ``RobotState`` owns.
 
-One kernel per quantity (compiled with numba in :mod:`.compiled`, the package's only numba
-importer; imported and compiled on first use, cached in the user cache directory):
+One kernel per quantity (compiled with numba in :mod:`.compiled`, with the package's one
+decorator from :mod:`robot_state_core.jit`; imported and compiled on first use, cached in the
+user cache directory):
 
 * joint motions: :mod:`~robot_state_core.description.joint_motion`, the one joint-motion
   kernel: ``one_dof_motion_coefficients`` (1-DOF joints, at plan time: the FK plan's motion

@@ -1,15 +1,10 @@
 """The compiled kinematics kernels (numba): one FK composition, one Jacobian column, mimic fold.
 
-This is the package's only numba importer. It is imported on first use by
+Compiled with the package's one decorator (:mod:`robot_state_core.jit.decorators`: user cache
+directory, nogil). Imported on first use by
 :func:`robot_state_core.kinematics.plan.compiled_kernels` (not by ``import robot_state_core``:
-numba costs 0.4-0.7 s to import, and a node's first ``/tf_static`` needs no FK), and every
-kernel compiles lazily on its first call, once per process, then loads from numba's on-disk
-cache.
-
-Kernel cache: ``$NUMBA_CACHE_DIR`` if the user set it, else
-``$XDG_CACHE_HOME/robot_state_core/numba`` (``~/.cache/robot_state_core/numba`` by default),
-never the install tree (which may be read-only: colcon install, system packages).
-:func:`cache_directory` gives it.
+numba costs 0.4-0.7 s to import, and a node's first ``/tf_static`` needs no FK); every kernel
+compiles lazily on its first call, then loads from the on-disk cache.
 
 One source of the joint math: the kernels contain none of their own.
 * 1-DOF joints (revolute, continuous, prismatic): the local transform is the motion
@@ -36,46 +31,11 @@ without numba's per-call typing).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import math
-import os
-from typing import Any, cast, TypeVar
+from typing import Any
 
-import numba
-
-from robot_state_core.kinematics.kernel_cache import cache_directory
-
-# Before any kernel below is defined: numba binds a function's cache locator when it is
-# decorated. A user's NUMBA_CACHE_DIR is already in numba.config (read at numba's import).
-if not os.environ.get('NUMBA_CACHE_DIR'):
-    numba.config.CACHE_DIR = str(cache_directory())
-
-_F = TypeVar('_F', bound=Callable[..., Any])
-_njit = numba.njit(cache=True, nogil=True, error_model='numpy')
-
-
-def _jit(function: _F) -> _F:
-    """Compile ``function`` lazily on its first call (cached on disk, see above)."""
-    return cast(_F, _njit(function))
-
-
-_njit_inline = numba.njit(cache=True, nogil=True, error_model='numpy', inline='always')
-
-
-def _inline(function: _F) -> _F:
-    """:func:`_jit`, inlined into its compiled callers (numba IR inlining).
-
-    For the per-joint functions of the kernels' inner loops: LLVM leaves a large one (the
-    local transform, 12 values returned through memory) as a call per joint.
-    """
-    return cast(_F, _njit_inline(function))
-
-
-jit = _jit
-'''The package's one numba decorator (njit, on-disk cache in the user cache directory, nogil,
-numpy error model): other layers' compiled kernels (IK) use it, so numba is configured here
-only.'''
-
+from robot_state_core.jit.decorators import inline as _inline
+from robot_state_core.jit.decorators import jit as _jit
 
 # ---------------------------------------------------------------------------- FK
 

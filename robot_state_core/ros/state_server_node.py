@@ -56,7 +56,7 @@ from robot_state_core.errors import (
 )
 from robot_state_core.ik.solver import prepare_ik, solve_ik
 from robot_state_core.ik.types import IKRequest
-from robot_state_core.kinematics.kernel_cache import cache_directory as kernel_cache_directory
+from robot_state_core.jit.cache import cache_directory as kernel_cache_directory
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.publishing.markers import contact_markers
 from robot_state_core.ros import qos

@@ -2,7 +2,7 @@
 
 ``$NUMBA_CACHE_DIR`` if the user set it, else ``$XDG_CACHE_HOME/robot_state_core/numba``
 (``~/.cache/robot_state_core/numba`` by default), never the install tree (which may be read-only:
-colcon install, system packages). :mod:`robot_state_core.kinematics.compiled` configures numba
+colcon install, system packages). :mod:`robot_state_core.jit.decorators` configures numba
 with it.
 """
 
