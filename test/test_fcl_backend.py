@@ -40,7 +40,6 @@ from robot_state_core.geometry.query import (
     ContactSummary,
     PenetrationAsPointPair,
     SignedDistancePair,
-    world_aabbs,
 )
 from robot_state_core.geometry.shapes import (
     Box,
@@ -579,6 +578,50 @@ def test_result_types() -> None:
     assert ContactSummary.from_contacts([]) == ContactSummary(False)
 
 
+@pytest.mark.parametrize('seed', range(3))
+def test_compiled_cull_never_drops_a_pair_within_the_distance(seed: int) -> None:
+    """The compiled broad phase is conservative: a dropped pair is farther apart than asked.
+
+    Oracle: the narrow phase's distance of every pair (``broadphase='pairs'``: fcl, and the
+    exact convex distances), over scenes spread enough that boxes are apart.
+    """
+    rng = np.random.default_rng(seed)
+    shapes, _ = random_scene(rng)
+    shapes = shapes[:-1]  # the half-space is never culled
+    objects = FclObjects(shapes)
+    pairs = all_pairs(len(shapes))
+    dropped_total = 0
+    for _ in range(8):
+        objects.set_poses(random_poses(len(shapes), rng, 0.35))
+        true = np.array([d.distance for d in objects.distance_pairs(pairs, broadphase='pairs')])
+        for limit in (0.0, 0.02, 0.1):
+            kept = objects.cull(pairs, limit)
+            dropped = np.setdiff1d(np.arange(len(pairs)), kept)
+            assert np.all(true[dropped] > limit), (limit, true[dropped].min())
+            dropped_total += len(dropped)
+            deepest = objects.cull(pairs, limit, deepest_first=True)
+            np.testing.assert_array_equal(np.sort(deepest), kept)
+    assert dropped_total > 50  # the test exercises culling
+
+
+def test_compiled_cull_keeps_touching_boxes() -> None:
+    """Face-to-face touching boxes (distance 0) and a 1e-7 m gap are kept; fcl decides."""
+    objects = FclObjects([Box(0.2, 0.2, 0.2), Box(0.2, 0.2, 0.2)])
+    pairs = all_pairs(2)
+    R = random_rotation(np.random.default_rng(3))
+    for gap in (0.0, 1e-7):
+        X = np.tile(np.eye(4), (2, 1, 1))
+        X[:, :3, :3] = R
+        X[1, :3, 3] = R @ np.array([0.2 + gap, 0.0, 0.0])
+        objects.set_poses(X)
+        assert len(objects.cull(pairs)) == 1
+        fcl_says = bool(fcl.collide(objects.collision_object(0), objects.collision_object(1)))
+        assert objects.any_collision(pairs, broadphase='aabb') == fcl_says
+    X[1, :3, 3] = R @ np.array([0.2 + 1e-3, 0.0, 0.0])
+    objects.set_poses(X)
+    assert len(objects.cull(pairs)) == 0 and len(objects.cull(pairs, 2e-3)) == 1
+
+
 def test_aabb_helpers() -> None:
     rng = np.random.default_rng(11)
     shapes: list[Shape] = [Box(0.2, 0.1, 0.05), Sphere(0.1), Cylinder(0.05, 0.2),
@@ -605,10 +648,13 @@ def test_aabb_helpers() -> None:
     assert np.all(gaps[overlap] == 0.0) and np.all(gaps[~overlap] > 0.0)
     distances = objects.distance_pairs(pairs)
     assert all(d.distance >= g - 1e-12 for d, g in zip(distances, gaps, strict=True) if g > 0)
-    lo2, hi2 = world_aabbs(*[np.array(a) for a in zip(*[query.local_aabb(s) for s in shapes[:5]],
-                                                         strict=True)], X[:5])
-    np.testing.assert_array_equal(lo2, lo[:5])
-    np.testing.assert_array_equal(hi2, hi[:5])
+    for k in range(5):  # every primitive: its world box is the hull of its posed local box
+        box_lo, box_hi = query.local_aabb(shapes[k])
+        corners = np.array([[x, y, z] for x in (box_lo[0], box_hi[0])
+                            for y in (box_lo[1], box_hi[1]) for z in (box_lo[2], box_hi[2])])
+        corners_W = corners @ X[k, :3, :3].T + X[k, :3, 3]
+        np.testing.assert_allclose(lo[k], corners_W.min(axis=0), atol=1e-15)
+        np.testing.assert_allclose(hi[k], corners_W.max(axis=0), atol=1e-15)
 
 
 def test_fcl_is_imported_only_by_the_backend() -> None:

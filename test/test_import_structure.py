@@ -70,6 +70,11 @@ LAZY_IMPORT_ALLOW_LIST: dict[tuple[str, str], str] = {
         "robot_state_core` and a node's first /tf_static (fixed joints, no FK) must not wait "
         'for it, so the first FK/Jacobian call imports it (plan.compiled_kernels)'
     ),
+    ('robot_state_core.geometry.fcl_backend', 'robot_state_core.geometry.compiled'): (
+        'start-up time: the compiled broad phase imports numba (0.4-0.7 s); `import '
+        'robot_state_core` and a node that never checks collisions must not wait for it, so '
+        'the first FclObjects imports it (fcl_backend.compiled_broadphase)'
+    ),
     ('robot_state_core.ik.solver', 'robot_state_core.ik.compiled'): (
         'start-up time: the compiled IK iteration imports numba (0.4-0.7 s); `import '
         'robot_state_core` must not wait for it, so the first IK request imports it '

@@ -20,8 +20,12 @@ rebuilt when next needed, objects already built keep theirs).
 :class:`FclObjects` holds one ``fcl.CollisionObject`` per geometry and answers queries over an
 explicit candidate-pair list (``(P, 2)`` geometry indices), with three broad phases
 (``broadphase=``): ``'pairs'`` runs the narrow phase on every listed pair, ``'aabb'`` first drops
-pairs whose world AABBs (numpy, vectorized) are apart, and ``'manager'`` lets an
-``fcl.DynamicAABBTreeCollisionManager`` propose pairs and keeps the listed ones.
+pairs whose posed bounding boxes are provably apart (compiled: world axis-aligned boxes, then the
+oriented boxes' separating-axis test, :mod:`~robot_state_core.geometry.compiled`), and
+``'manager'`` lets an ``fcl.DynamicAABBTreeCollisionManager`` propose pairs and keeps the listed
+ones. Poses reach the fcl objects lazily: :meth:`FclObjects.set_poses` records them, and an
+object is re-posed in fcl only when a query hands it to fcl (pushing a pose costs ~2 µs per
+object through python-fcl; a broad phase that drops most pairs leaves most objects alone).
 
 Result conventions are Drake's (see :mod:`robot_state_core.geometry.query`): for a pair
 ``(A, B)`` (the row order of the candidate list), ``nhat_BA_W`` points out of B into A,
@@ -76,6 +80,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 import importlib
 import math
+from types import ModuleType
 from typing import Any, Literal
 
 import numpy as np
@@ -86,8 +91,6 @@ from robot_state_core.errors import BackendUnavailableError, InvalidArgumentErro
 from robot_state_core.geometry import meshes
 from robot_state_core.geometry.convex_distance import convex_signed_distance
 from robot_state_core.geometry.query import (
-    aabb_gaps,
-    aabb_overlaps,
     check_pairs,
     closest_point_on_triangles,
     ContactSummary,
@@ -99,7 +102,6 @@ from robot_state_core.geometry.query import (
     support_point,
     TriangleSoup,
     winding_number,
-    world_aabbs,
 )
 from robot_state_core.geometry.shapes import (
     Box,
@@ -139,6 +141,32 @@ _MAX_MESH_CONTACTS = 10_000
 
 # Geometry kinds (small ints, for vectorized masks).
 _PRIMITIVE, _SPHERE, _HALFSPACE, _MESH, _CONVEX = range(5)
+
+_kernels: ModuleType | None = None
+_bound: dict[str, Any] = {}  # kernel name -> its entry point (see compiled.bound)
+
+
+def _kernel(name: str) -> Any:
+    """Broad-phase kernel ``name``, through its entry point once compiled (no argument typing)."""
+    fn = _bound.get(name)
+    if fn is None:
+        fn = compiled_broadphase().bound(name)
+        if fn is not getattr(compiled_broadphase(), name):
+            _bound[name] = fn
+    return fn
+
+def compiled_broadphase() -> Any:
+    """The compiled broad phase (:mod:`robot_state_core.geometry.compiled`), imported on first use.
+
+    Lazy on purpose (allow-listed in ``test_import_structure``): numba costs 0.4-0.7 s to import,
+    which ``import robot_state_core`` and a node that never checks collisions should not pay.
+    Typed ``Any``: numba's dispatchers carry no annotations.
+    """
+    global _kernels
+    if _kernels is None:
+        from robot_state_core.geometry import compiled
+        _kernels = compiled
+    return _kernels
 
 
 def _replace_by_closed_form(A: Shape, B: Shape) -> bool:
@@ -276,7 +304,9 @@ class _PairTable:
     __slots__ = ('pairs', 'rank')
 
     def __init__(self, pairs: IntArray, n: int) -> None:
-        self.pairs = pairs
+        # frozen and C-contiguous intp: the compiled broad phase's one argument kind
+        self.pairs = np.array(pairs, dtype=np.intp, order='C', copy=pairs.flags.writeable)
+        self.pairs.setflags(write=False)
         self.rank = np.full((n, n), -1, dtype=np.intp)
         self.rank[pairs[:, 0], pairs[:, 1]] = np.arange(len(pairs))
 
@@ -336,8 +366,14 @@ class FclObjects:
         lo_hi = [local_aabb(s, v) for s, v in zip(self._shapes, self._vertices, strict=True)]
         self._lo_G = np.array([a for a, _ in lo_hi]).reshape(n, 3)
         self._hi_G = np.array([b for _, b in lo_hi]).reshape(n, 3)
+        self._finite = np.isfinite(self._lo_G).all(axis=1) & np.isfinite(self._hi_G).all(axis=1)
+        self._local_boxes()
         self._X_WG = np.tile(np.eye(4), (n, 1, 1))
-        self._aabb_W: tuple[FloatArray, FloatArray] | None = None
+        self._stale = np.zeros(n, dtype=bool)  # pose recorded but not yet pushed to fcl
+        self._box_lo = np.zeros((n, 3))
+        self._box_hi = np.zeros((n, 3))
+        self._kernels = compiled_broadphase()
+        self._update_boxes()
         self._manager: Any = None
         self._manager_stale = True
         self._pose_index: dict[bytes, list[int]] | None = None
@@ -388,8 +424,22 @@ class FclObjects:
         return self._geoms[self._check_index(index)]
 
     def collision_object(self, index: int) -> Any:
-        """The ``fcl.CollisionObject`` of geometry ``index``."""
-        return self._objects[self._check_index(index)]
+        """The ``fcl.CollisionObject`` of geometry ``index``, posed at its current pose."""
+        return self._posed(self._check_index(index))
+
+    def _posed(self, i: int) -> Any:
+        """The fcl object of geometry ``i``, its recorded pose pushed first if it changed."""
+        obj = self._objects[i]
+        if self._stale[i]:
+            X = self._X_WG[i]
+            obj.setRotation(X[:3, :3])
+            obj.setTranslation(X[:3, 3])
+            self._stale[i] = False
+        return obj
+
+    def _push_all(self) -> None:
+        for i in np.flatnonzero(self._stale).tolist():
+            self._posed(i)
 
     def set_ids(self, ids: Sequence[int]) -> None:
         """Replace the ids reported in results; geometries and poses stay.
@@ -417,7 +467,8 @@ class FclObjects:
     def set_poses(self, X_WG: ArrayLike) -> None:
         """Pose every geometry in the world.
 
-        Only objects whose pose changed are pushed to fcl.
+        The poses are recorded; an object whose pose changed is pushed to fcl when a query
+        first hands it to fcl.
 
         Args:
             X_WG: (G, 4, 4) pose of each geometry G in the world (rigid transforms).
@@ -425,34 +476,90 @@ class FclObjects:
         Raises:
             InvalidArgumentError: Wrong shape or non-finite values.
         """
-        X = np.asarray(X_WG, dtype=np.float64)
+        X = np.ascontiguousarray(X_WG, dtype=np.float64)
         n = len(self._objects)
         if X.shape != (n, 4, 4):
             raise InvalidArgumentError(f'FclObjects.set_poses: X_WG must have shape ({n}, 4, 4),'
                                        f' got {X.shape}')
-        if not np.all(np.isfinite(X)):
-            raise InvalidArgumentError('FclObjects.set_poses: X_WG must be finite')
-        changed = np.flatnonzero(np.any(X != self._X_WG, axis=(1, 2)))
-        if len(changed) == 0:
-            return
-        R = X[:, :3, :3]
-        t = X[:, :3, 3]
-        objects = self._objects
-        for i in changed.tolist():
-            obj = objects[i]
-            obj.setRotation(R[i])
-            obj.setTranslation(t[i])
-        self._X_WG = X.copy()
-        self._aabb_W = None
+        changed = self._kernels.update_poses(X, self._X_WG, self._stale, self._lo_G, self._hi_G,
+                                             self._finite, self._box_lo, self._box_hi)
+        if changed < 0:
+            raise InvalidArgumentError(f'FclObjects.set_poses: X_WG must be finite (pose '
+                                       f'{-1 - changed} is not)')
+        if changed:
+            self._poses_changed()
+
+    def set_frame_poses(self, X_WF: FloatArray, frame: IntArray, X_FG: FloatArray) -> None:
+        """Pose the first ``K`` geometries on frames: ``X_WG[g] = X_WF[frame[g]] X_FG[g]``.
+
+        The fast path of a posed robot (Drake's geometry poses: frame pose times the geometry's
+        pose in its frame); geometries ``K..G-1`` (e.g. world objects) keep their poses. No
+        checks: ``X_WF`` must be finite rigid transforms (a FK result), ``frame`` valid frame
+        indices.
+
+        Args:
+            X_WF: ``(F, 4, 4)`` C-contiguous frame poses in the world.
+            frame: ``(K,)`` C-contiguous intp, the frame of each of the first K geometries.
+            X_FG: ``(K, 4, 4)`` C-contiguous poses of those geometries in their frames.
+        """
+        if not (X_WF.flags.c_contiguous and frame.flags.c_contiguous
+                and X_FG.flags.c_contiguous):
+            raise InvalidArgumentError('FclObjects.set_frame_poses: arrays must be C-contiguous')
+        if _kernel('pose_on_frames')(X_WF, frame, X_FG, self._X_WG, self._stale, self._lo_G,
+                                     self._hi_G, self._finite, self._box_lo, self._box_hi):
+            self._poses_changed()
+
+    def _poses_changed(self) -> None:
         self._manager_stale = True
         self._pose_index = None
         self._exact_cache.clear()
 
     def world_aabbs(self) -> tuple[FloatArray, FloatArray]:
-        """``(lo_W, hi_W)``, each (G, 3): world AABBs at the current poses (numpy)."""
-        if self._aabb_W is None:
-            self._aabb_W = world_aabbs(self._lo_G, self._hi_G, self._X_WG)
-        return self._aabb_W
+        """``(lo_W, hi_W)``, each (G, 3): world AABBs at the current poses (read-only views).
+
+        ``±inf`` on every axis for a geometry with an infinite extent (a half-space).
+        """
+        lo, hi = self._box_lo.view(), self._box_hi.view()
+        lo.setflags(write=False)
+        hi.setflags(write=False)
+        return lo, hi
+
+    def _local_boxes(self) -> None:
+        """Centres and half extents of the geometries' local boxes (zeros where infinite)."""
+        finite = self._finite[:, None]
+        lo = np.where(finite, self._lo_G, 0.0)
+        hi = np.where(finite, self._hi_G, 0.0)
+        self._box_c = np.ascontiguousarray(0.5 * (lo + hi))
+        self._box_h = np.ascontiguousarray(0.5 * (hi - lo))
+
+    def _update_boxes(self) -> None:
+        self._kernels.world_boxes(self._lo_G, self._hi_G, self._X_WG, self._finite,
+                                  self._box_lo, self._box_hi)
+
+    def cull(self, pairs: IntArray, max_distance: float = 0.0, *,
+             deepest_first: bool = False) -> IntArray:
+        """The rows of ``pairs`` whose geometries may be within ``max_distance`` [m].
+
+        Conservative (:func:`~robot_state_core.geometry.compiled.cull_pairs`): a dropped pair
+        is provably farther apart; a kept one may still be apart. ``inf`` keeps every pair.
+
+        Args:
+            pairs: (P, 2) geometry indices (C-contiguous intp, as :meth:`_pairs` returns).
+            max_distance: The distance [m]; 0 for collision.
+            deepest_first: Order the rows by how deeply the pairs' boxes overlap, deepest
+                first (for a verdict: the likeliest contact is tried first), else increasing.
+
+        Returns:
+            (K,) row indices into ``pairs``.
+        """
+        if not len(pairs) or math.isinf(max_distance):
+            return np.arange(len(pairs))
+        pairs = np.ascontiguousarray(pairs, dtype=np.intp)
+        rows = np.empty(len(pairs), dtype=np.intp)
+        count = _kernel('cull_pairs')(pairs, self._X_WG, self._finite, self._box_lo,
+                                      self._box_hi, self._box_c, self._box_h,
+                                      float(max(max_distance, 0.0)), bool(deepest_first), rows)
+        return rows[:count]
 
     # ----------------------------------------------------------------------------------------
     # Deformable meshes
@@ -494,6 +601,7 @@ class FclObjects:
         obj = fcl.CollisionObject(geom, fcl.Transform())
         obj.setRotation(self._X_WG[i, :3, :3])
         obj.setTranslation(self._X_WG[i, :3, 3])
+        self._stale[i] = False
         if self._manager is not None:  # never a half-space: only meshes get here
             self._manager.unregisterObject(self._objects[i])
             self._manager.registerObject(obj)
@@ -502,7 +610,8 @@ class FclObjects:
         self._vertices[i], self._faces[i] = v, faces
         self._soups.pop(i, None)
         self._lo_G[i], self._hi_G[i] = v.min(axis=0), v.max(axis=0)
-        self._aabb_W = None
+        self._local_boxes()
+        self._update_boxes()
         self._exact_cache.clear()
 
     # ----------------------------------------------------------------------------------------
@@ -525,20 +634,16 @@ class FclObjects:
                                        ' which have no finite contact or distance')
         self._table = _PairTable(checked, len(self._objects))
         self._table_source = pairs
-        return checked
+        return self._table.pairs
 
     def _candidates(self, pairs: IntArray, broadphase: Broadphase,
                     max_distance: float = 0.0) -> IntArray:
         if broadphase == 'aabb' and len(pairs):
-            lo, hi = self.world_aabbs()
-            if max_distance == 0.0:
-                keep = aabb_overlaps(lo, hi, pairs)
-            else:
-                keep = aabb_gaps(lo, hi, pairs) <= max_distance
-            return pairs[keep]
+            return pairs[self.cull(pairs, max_distance)]
         return pairs
 
     def _manager_ready(self) -> Any:
+        self._push_all()
         if self._manager is None:
             manager = self._fcl.DynamicAABBTreeCollisionManager()
             # A Halfspace inside the manager crashes python-fcl; half-space pairs are
@@ -628,7 +733,7 @@ class FclObjects:
 
     def _hit(self, a: int, b: int) -> bool:
         result = self._fcl.CollisionResult()
-        return bool(self._fcl.collide(self._objects[a], self._objects[b], self._hit_request,
+        return bool(self._fcl.collide(self._posed(a), self._posed(b), self._hit_request,
                                       result))
 
     def any_collision(self, pairs: ArrayLike, *, broadphase: Broadphase | None = None) -> bool:
@@ -654,7 +759,9 @@ class FclObjects:
 
             self._manager_pairs(visit)
             return hit[0]
-        return any(self._hit(a, b) for a, b in self._candidates(table, mode).tolist())
+        # verdict only: with 'aabb', the deepest box overlap is tried first
+        candidates = table[self.cull(table, deepest_first=True)] if mode == 'aabb' else table
+        return any(self._hit(a, b) for a, b in candidates.tolist())
 
     def colliding_pairs(self, pairs: ArrayLike, *,
                         broadphase: Broadphase | None = None) -> IntArray:
@@ -756,7 +863,7 @@ class FclObjects:
                   k: int) -> list[PenetrationAsPointPair]:
         fcl = self._fcl
         result = fcl.CollisionResult()
-        fcl.collide(self._objects[a], self._objects[b], request, result)
+        fcl.collide(self._posed(a), self._posed(b), request, result)
         if not result.is_collision:
             return []
         if self._use_closed_form(a, b):
@@ -858,7 +965,7 @@ class FclObjects:
                 return self._make_pair(a, b, *exact)
         fcl = self._fcl
         result = fcl.DistanceResult()
-        d = float(fcl.distance(self._objects[a], self._objects[b], self._distance_request,
+        d = float(fcl.distance(self._posed(a), self._posed(b), self._distance_request,
                                result))
         if d <= 0.0:  # touching or penetrating: fcl has no (reliable) signed distance
             exact = self._exact(a, b)  # sphere pairs: exact penetration from the point SDF
@@ -897,7 +1004,7 @@ class FclObjects:
                                                              enable_contact=True), k)
         if not contacts:  # touching, or fcl's distance and collide disagree within tolerance
             result = fcl.DistanceResult()
-            d = float(fcl.distance(self._objects[a], self._objects[b],
+            d = float(fcl.distance(self._posed(a), self._posed(b),
                                    fcl.DistanceRequest(enable_nearest_points=True,
                                                        enable_signed_distance=True), result))
             p1 = np.asarray(result.nearest_points[0], dtype=np.float64)

@@ -66,7 +66,6 @@ __all__ = [
     'support_mapping',
     'support_point',
     'winding_number',
-    'world_aabbs',
 ]
 
 
@@ -310,35 +309,6 @@ def local_aabb(shape: Shape, vertices: FloatArray | None = None) -> tuple[FloatA
         v = np.asarray(vertices, dtype=np.float64)
         return v.min(axis=0), v.max(axis=0)
     raise InvalidArgumentError(f'local_aabb: unsupported shape {type(shape).__name__}')
-
-
-def world_aabbs(lo_G: FloatArray, hi_G: FloatArray,
-                X_WG: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """World-frame AABBs of posed local AABBs (vectorized, conservative for rotations).
-
-    Args:
-        lo_G: (G, 3) local lower corners [m] (may hold ``-inf``).
-        hi_G: (G, 3) local upper corners [m] (may hold ``inf``).
-        X_WG: (G, 4, 4) geometry poses in the world.
-
-    Returns:
-        ``(lo_W, hi_W)``, each (G, 3). Any infinite local extent makes the whole world box
-        infinite (``±inf`` on every axis), which is conservative for half-spaces.
-    """
-    R = X_WG[:, :3, :3]
-    t = X_WG[:, :3, 3]
-    finite: NDArray[np.bool_] = np.asarray(np.isfinite(lo_G).all(axis=1)
-                                           & np.isfinite(hi_G).all(axis=1))
-    keep = finite[:, None]
-    lo_f = np.where(keep, lo_G, 0.0)
-    hi_f = np.where(keep, hi_G, 0.0)
-    c_G = 0.5 * (lo_f + hi_f)
-    h_G = 0.5 * (hi_f - lo_f)
-    c_W = np.einsum('gij,gj->gi', R, c_G) + t
-    h_W = np.einsum('gij,gj->gi', np.abs(R), h_G)
-    lo = np.where(keep, c_W - h_W, -math.inf)
-    hi = np.where(keep, c_W + h_W, math.inf)
-    return lo, hi
 
 
 def aabb_overlaps(lo: FloatArray, hi: FloatArray, pairs: IntArray,

@@ -495,7 +495,6 @@ class PlanningScene:
     def _reset_caches(self) -> None:
         self._layout: _Layout | None = None
         self._fcl: FclObjects | None = None
-        self._buffer: FloatArray = np.zeros((0, 4, 4))
         self._fcl_layout: _Layout | None = None
         self._pairs: _Pairs | None = None
         self._pairs_key: tuple[_Layout, AllowedCollisionMatrix, int, int] | None = None
@@ -1072,7 +1071,10 @@ class PlanningScene:
             active = (layout.ref_link >= 0) & moved[np.maximum(layout.ref_link, 0)]
             mask &= active[pairs.pairs[:, 0]] | active[pairs.pairs[:, 1]]
         cond = np.array([d is not None for d in pairs.deciders], dtype=bool)
-        sel = _Selection(pairs.pairs[mask & ~cond], pairs.pairs[mask & cond],
+        unconditional, conditional = pairs.pairs[mask & ~cond], pairs.pairs[mask & cond]
+        for table in (unconditional, conditional):  # frozen: the backend recognises them
+            table.setflags(write=False)
+        sel = _Selection(unconditional, conditional,
                          tuple(d for d, m in zip(pairs.deciders, mask, strict=True)
                                if d is not None and m))
         self._selections[key] = sel
@@ -1085,10 +1087,11 @@ class PlanningScene:
         if fcl is None or self._fcl_layout is None or self._fcl_layout.shapes != layout.shapes:
             fcl = FclObjects(layout.shapes, layout.ids.tolist(), broadphase=self._broadphase)
             self._fcl = fcl
-            self._buffer = np.empty((len(layout.shapes), 4, 4))
         else:  # same shapes (e.g. a world object moved): only ids and poses change
             fcl.set_ids(layout.ids.tolist())
-        self._buffer[layout.n_moving:] = layout.X_WS_static
+        X_WG = fcl.X_WG.copy()  # the moving geometries are posed per query (_prepare)
+        X_WG[layout.n_moving:] = layout.X_WS_static
+        fcl.set_poses(X_WG)
         self._fcl_layout = layout
         return fcl
 
@@ -1102,10 +1105,7 @@ class PlanningScene:
         self._check_state(state)
         layout = self._layout_for(tuple(state.get_attached_bodies()))
         fcl = self._objects(layout)
-        X_WL = state.get_link_poses()
-        buffer = self._buffer
-        np.matmul(X_WL[layout.moving_link], layout.X_LS, out=buffer[:layout.n_moving])
-        fcl.set_poses(buffer)
+        fcl.set_frame_poses(state.get_link_poses(), layout.moving_link, layout.X_LS)
         return layout, fcl
 
     def _query(self, state: RobotState, self_collision: bool = True,
