@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from robot_state_core.jit.decorators import entry_point, jit
+from robot_state_core.jit.decorators import entry_point, inline, jit
 
 __all__ = ['MARGIN', 'bound', 'cull_pairs', 'pose_on_frames', 'update_poses', 'world_boxes']
 
@@ -239,6 +239,32 @@ def _overlap(R: Any, Q: Any, t: Any, C: Any, H: Any, i: int, j: int) -> float:  
     return least
 
 
+@inline
+def _boxes_apart(box_lo: Any, box_hi: Any, a: int, b: int,
+                 gap: float) -> bool:  # pragma: no cover - compiled
+    """Whether the world axis-aligned boxes of ``a`` and ``b`` are apart by more than ``gap``."""
+    return bool(box_lo[a, 0] - box_hi[b, 0] > gap or box_lo[b, 0] - box_hi[a, 0] > gap
+                or box_lo[a, 1] - box_hi[b, 1] > gap or box_lo[b, 1] - box_hi[a, 1] > gap
+                or box_lo[a, 2] - box_hi[b, 2] > gap or box_lo[b, 2] - box_hi[a, 2] > gap)
+
+
+@jit
+def _test_pair(X_WG: Any, finite: Any, box_c: Any, box_h: Any, a: int, b: int, grow: float,
+               deepest_first: bool, R: Any, Q: Any, T: Any,
+               t: Any) -> float:  # pragma: no cover - compiled
+    """Pair ``(a, b)`` with overlapping world boxes: NaN if culled, else its overlap depth.
+
+    The oriented boxes' separating-axis test, then :func:`_overlap` if ``deepest_first`` (2 for
+    an infinite box: never culled, tried first; 0 when not asked).
+    """
+    if not (finite[a] and finite[b]):
+        return 2.0
+    _relative(X_WG, a, b, R, Q, T)
+    if _apart(R, Q, T, box_c, box_h, a, b, grow, t):
+        return math.nan
+    return _overlap(R, Q, t, box_c, box_h, a, b) if deepest_first else 0.0
+
+
 @jit
 def cull_pairs(pairs: Any, X_WG: Any, finite: Any, box_lo: Any, box_hi: Any, box_c: Any,
                box_h: Any, distance: float, deepest_first: bool,
@@ -255,14 +281,14 @@ def cull_pairs(pairs: Any, X_WG: Any, finite: Any, box_lo: Any, box_hi: Any, box
         box_h: ``(G, 3)`` the boxes' half extents [m].
         distance: The distance ``d`` [m] (0 for collision).
         deepest_first: Order the kept rows by :func:`_overlap`, deepest first (pairs with an
-            infinite box first of all), instead of by row.
+            infinite box first of all; ties by row), instead of by row.
         rows: ``(P,)`` out: the kept rows in their first ``count`` entries.
 
     Returns:
         ``count``, the number of kept rows.
     """
     grow = 0.5 * distance + MARGIN
-    gap = 2.0 * grow  # axis-aligned boxes apart by more than this on one axis: culled
+    gap = 2.0 * grow  # world boxes apart by more than this on one axis: culled
     R = np.empty((3, 3))
     Q = np.empty((3, 3))
     T = np.empty(3)
@@ -272,25 +298,18 @@ def cull_pairs(pairs: Any, X_WG: Any, finite: Any, box_lo: Any, box_hi: Any, box
     for r in range(pairs.shape[0]):
         a = pairs[r, 0]
         b = pairs[r, 1]
-        depth = 2.0  # an infinite box: first
-        if finite[a] and finite[b]:
-            if (box_lo[a, 0] - box_hi[b, 0] > gap or box_lo[b, 0] - box_hi[a, 0] > gap
-                    or box_lo[a, 1] - box_hi[b, 1] > gap or box_lo[b, 1] - box_hi[a, 1] > gap
-                    or box_lo[a, 2] - box_hi[b, 2] > gap or box_lo[b, 2] - box_hi[a, 2] > gap):
-                continue
-            _relative(X_WG, a, b, R, Q, T)
-            if _apart(R, Q, T, box_c, box_h, a, b, grow, t):
-                continue
-            if deepest_first:
-                depth = _overlap(R, Q, t, box_c, box_h, a, b)
-        rows[count] = r
-        score[count] = -depth
-        count += 1
+        if _boxes_apart(box_lo, box_hi, a, b, gap):
+            continue
+        depth = _test_pair(X_WG, finite, box_c, box_h, a, b, grow, deepest_first, R, Q, T, t)
+        if depth == depth:  # not NaN: kept
+            rows[count] = r
+            score[count] = -depth
+            count += 1
     if deepest_first and count > 1:
-        order = np.argsort(score[:count], kind='mergesort')
+        by_depth = np.argsort(score[:count], kind='mergesort')
         kept = rows[:count].copy()
         for k in range(count):
-            rows[k] = kept[order[k]]
+            rows[k] = kept[by_depth[k]]
     return count
 
 

@@ -301,12 +301,13 @@ def _kind(shape: Shape) -> int:
 class _PairTable:
     """A validated candidate-pair list and its (G, G) rank lookup (for the manager)."""
 
-    __slots__ = ('pairs', 'rank')
+    __slots__ = ('listed', 'pairs', 'rank')
 
     def __init__(self, pairs: IntArray, n: int) -> None:
         # frozen and C-contiguous intp: the compiled broad phase's one argument kind
         self.pairs = np.array(pairs, dtype=np.intp, order='C', copy=pairs.flags.writeable)
         self.pairs.setflags(write=False)
+        self.listed: list[list[int]] = self.pairs.tolist()
         self.rank = np.full((n, n), -1, dtype=np.intp)
         self.rank[pairs[:, 0], pairs[:, 1]] = np.arange(len(pairs))
 
@@ -554,7 +555,8 @@ class FclObjects:
         """
         if not len(pairs) or math.isinf(max_distance):
             return np.arange(len(pairs))
-        pairs = np.ascontiguousarray(pairs, dtype=np.intp)
+        if not (pairs.dtype == np.intp and pairs.flags.c_contiguous):
+            pairs = np.ascontiguousarray(pairs, dtype=np.intp)
         rows = np.empty(len(pairs), dtype=np.intp)
         count = _kernel('cull_pairs')(pairs, self._X_WG, self._finite, self._box_lo,
                                       self._box_hi, self._box_c, self._box_h,
@@ -759,9 +761,16 @@ class FclObjects:
 
             self._manager_pairs(visit)
             return hit[0]
-        # verdict only: with 'aabb', the deepest box overlap is tried first
-        candidates = table[self.cull(table, deepest_first=True)] if mode == 'aabb' else table
-        return any(self._hit(a, b) for a, b in candidates.tolist())
+        if mode == 'pairs':
+            return any(self._hit(a, b) for a, b in table.tolist())
+        # verdict only: the deepest box overlap is tried first
+        rows = self.cull(table, deepest_first=True).tolist()
+        if not rows:
+            return False
+        listed = self._table.listed if self._table is not None and table is self._table.pairs \
+            else table.tolist()
+        collide = self._hit
+        return any(collide(*listed[r]) for r in rows)
 
     def colliding_pairs(self, pairs: ArrayLike, *,
                         broadphase: Broadphase | None = None) -> IntArray:

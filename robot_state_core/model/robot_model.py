@@ -640,6 +640,8 @@ class RobotModel:
         self.mimic_source = _ro(sources, np.intp)
         self.mimic_multiplier = _ro(mults)
         self.mimic_offset = _ro(offsets)
+        self._mimic_rows = tuple((int(v), int(s), float(m), float(o)) for v, s, m, o in zip(
+            variables, sources, mults, offsets, strict=True))
         mask = np.ones(self.nq, dtype=np.bool_)
         mask[self.mimic_variable] = False
         self.active_variable_mask = _ro(mask, np.bool_)
@@ -1237,8 +1239,14 @@ class RobotModel:
             raise InvalidArgumentError(f'RobotModel.apply_mimic: q must have shape (..., '
                                        f'{self.nq}), got {q.shape}')
         if self.mimic_variable.size:
-            q[..., self.mimic_variable] = (self.mimic_multiplier * q[..., self.mimic_source]
-                                           + self.mimic_offset)
+            if q.ndim == 1:  # one configuration (every RobotState write): scalars, no fancy index
+                rows = self._mimic_rows
+                values = [m * float(q[s]) + o for _, s, m, o in rows]
+                for (v, _, _, _), value in zip(rows, values, strict=True):
+                    q[v] = value
+            else:
+                q[..., self.mimic_variable] = (self.mimic_multiplier * q[..., self.mimic_source]
+                                               + self.mimic_offset)
         return q
 
     def rpy_floating_joint(self, name: str) -> Any:
@@ -1269,3 +1277,4 @@ class RobotModel:
     def __repr__(self) -> str:
         return (f'RobotModel({self.name!r}: {self.link_count} links, {self.joint_count} joints, '
                 f'nq={self.nq}, nv={self.nv}, groups={list(self._groups)})')
+
