@@ -366,6 +366,8 @@ class RobotState:
                 unknown: Unknown) -> tuple[IntArray | slice, FloatArray]:
         """Resolve a setter's arguments to ``(indices, values)`` (validated, finite)."""
         n = self._model.nq if kind == 'q' else self._model.nv
+        if values is None and type(first) is np.ndarray:  # the whole vector (hot path)
+            return slice(None), _vector(first, n, f'{kind}: values')
         if isinstance(first, Mapping):
             names, vals = list(first.keys()), list(first.values())
         elif values is not None:
