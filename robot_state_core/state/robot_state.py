@@ -268,6 +268,7 @@ class RobotState:
         self._attached: dict[str, AttachedBody] = {}
         self._attached_poses: dict[str, AttachedBodyPoses] = {}
         self._dirty_links = True
+        self._dirty_locals = True  # data.X_PC (local joint transforms), computed when asked
         self._dirty_collision = True
         self._attached_callback: AttachedBodyCallback | None = None
 
@@ -343,6 +344,7 @@ class RobotState:
         self._X_WG = other._X_WG.copy()
         self._has_v, self._has_a, self._has_e = other._has_v, other._has_a, other._has_e
         self._dirty_links, self._dirty_collision = other._dirty_links, other._dirty_collision
+        self._dirty_locals = other._dirty_locals
         self._attached = dict(other._attached)
         self._attached_poses = dict(other._attached_poses)
 
@@ -406,7 +408,7 @@ class RobotState:
         """After a write: re-apply the mimic map, mark kinematics dirty."""
         if kind == 'q':
             self._model.apply_mimic(self._q)
-            self._dirty_links = self._dirty_collision = True
+            self._dirty_links = self._dirty_locals = self._dirty_collision = True
         elif kind in ('v', 'a'):
             kinematics.apply_mimic_rates(self._model, self._buffer(kind))
 
@@ -831,13 +833,15 @@ class RobotState:
     # ------------------------------------------------------------------ kinematics caches
 
     def _links(self) -> FloatArray:
-        if self._dirty_links:
-            kinematics.update_forward_kinematics(self._model, self._data, self._q)
+        if self._dirty_links:  # the single-configuration FK kernel; local transforms when asked
+            self._data.X_WL = kinematics.forward_kinematics(self._model, self._q)
             self._dirty_links = False
         return self._data.X_WL
 
     def _local_transforms(self) -> FloatArray:
-        self._links()
+        if self._dirty_locals:
+            self._data.X_PC = kinematics.local_joint_transforms(self._model, self._q)
+            self._dirty_locals = False
         return self._data.X_PC
 
     def _collision(self) -> FloatArray:
@@ -853,7 +857,7 @@ class RobotState:
     def update(self, force: bool = False) -> None:
         """Bring every cache up to date; ``force`` recomputes even clean ones (RS-110)."""
         if force:
-            self._dirty_links = self._dirty_collision = True
+            self._dirty_links = self._dirty_locals = self._dirty_collision = True
         self._collision()
 
     def update_link_transforms(self) -> None:
