@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
 import shutil
@@ -26,6 +27,7 @@ import pytest
 import robot_corpus
 
 from robot_state_core import kinematics as kin
+from robot_state_core.errors import InvalidArgumentError, UnknownNameError
 from robot_state_core.io.default_robot import default_robot_urdf_path
 from robot_state_core.kinematics.plan import compiled_kernels, entries
 from robot_state_core.model.robot_model import RobotModel
@@ -180,3 +182,64 @@ def test_bound_entry_points_run_the_one_compiled_signature() -> None:
         single = kin.fold_mimic_columns(model, kin.jacobian(model, q, tip, (0.1, 0.0, -0.2),
                                                             X_WL=X_WL))
         assert np.abs(single - J[n]).max() <= SAME
+
+
+@pytest.mark.parametrize('name', ['all_joint_types', 'panda'])
+def test_parallel_row_blocks_give_the_serial_kernels_poses(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch split into row blocks on worker threads is bitwise the serial kernel's result.
+
+    The threshold is lowered so a small batch takes the parallel path; every block is a
+    C-contiguous slice, so the kernel keeps its one signature (multi-DOF motions included).
+    """
+    forward = importlib.import_module('robot_state_core.kinematics.forward')
+    model = _model(name)
+    rng = np.random.default_rng(11)
+    Q = np.stack([pinocchio_oracle.random_q(model, rng) for _ in range(7)])
+    serial = kin.forward_kinematics(model, Q)
+    data = kin.KinematicsData(model)
+    kin.update_forward_kinematics(model, data, Q[3])
+    monkeypatch.setattr(forward, 'PARALLEL_MIN_COMPOSITIONS', 1)
+    pool, blocks = forward._workers()
+    assert blocks == 1 or pool is not None
+    assert np.array_equal(kin.forward_kinematics(model, Q), serial)
+    assert np.array_equal(np.moveaxis(kin.forward_kinematics_soa(model, Q), -1, 0), serial)
+    assert np.array_equal(kin.forward_kinematics(model, Q[:1]), serial[:1])
+    X_PC = np.empty((1, model.joint_count, 4, 4))
+    assert np.array_equal(forward.run_forward(kin.plan(model), Q[3:4].copy(), X_PC)[0],
+                          serial[3])
+    assert np.array_equal(X_PC[0], data.X_PC)
+    assert len(compiled_kernels().forward.signatures) == 1
+
+
+def test_single_configuration_fast_paths_keep_the_checks() -> None:
+    """The fast paths (kernel-ready ``q``) raise what the general path raises, in its order.
+
+    NaN/inf in ``q`` is refused by FK and by the Jacobian even when poses are passed in; an
+    unknown link or a bad ``X_WL`` falls back to the general checks (``q``'s error first).
+    """
+    model = _model('panda')
+    q = np.asarray(model.default_positions, dtype=np.float64).copy()
+    X = kin.forward_kinematics(model, q)
+    tip = 'panda_hand_tcp'
+    J = kin.jacobian(model, q, tip, X_WL=X)
+    assert np.array_equal(J, kin.jacobian(model, q[None], tip)[0])
+    assert np.array_equal(J, kin.jacobian(model, q, tip))
+    assert np.array_equal(kin.fold_mimic_columns(model, J),
+                          kin.fold_mimic_columns(model, J[None])[0])
+    bad = q.copy()
+    for value in (np.nan, np.inf):
+        bad[2] = value
+        with pytest.raises(InvalidArgumentError, match=r'forward_kinematics: q contains NaN'):
+            kin.forward_kinematics(model, bad)
+        with pytest.raises(InvalidArgumentError, match=r'jacobian: q contains NaN'):
+            kin.jacobian(model, bad, tip, X_WL=X)
+        with pytest.raises(InvalidArgumentError, match=r'jacobian: q contains NaN'):
+            kin.jacobian(model, bad, tip)
+        with pytest.raises(InvalidArgumentError, match=r'jacobian: q contains NaN'):
+            kin.jacobian(model, bad, 'no_such_link')
+    with pytest.raises(UnknownNameError):
+        kin.jacobian(model, q, 'no_such_link', X_WL=X)
+    with pytest.raises(InvalidArgumentError, match=r'X_WL must have shape'):
+        kin.jacobian(model, q, tip, X_WL=X[:-1].copy())
+    assert np.array_equal(kin.jacobian(model, q, tip, X_WL=np.asfortranarray(X)), J)

@@ -325,13 +325,15 @@ def point_jacobian(X_WL: Any, link: int, point_L: Any, columns: Any, frames: Any
 
 
 @_jit
-def point_jacobian_one(X_WL: Any, link: int, x0: float, x1: float, x2: float, columns: Any,
-                       frames: Any, out: Any) -> None:  # pragma: no cover - compiled
+def point_jacobian_one(q: Any, X_WL: Any, link: int, x0: float, x1: float, x2: float,
+                       columns: Any, frames: Any, out: Any) -> bool:  # pragma: no cover
     """:func:`point_jacobian` of one configuration (the same :func:`jacobian_into`).
 
     No batch axes and the point as three scalars: the fewest arrays to type at the call.
 
     Args:
+        q: ``(nq,)`` the configuration of ``X_WL``: only tested for finiteness here (the
+            caller's one test when it passes precomputed poses).
         X_WL: ``(L, 4, 4)`` link poses.
         link: The link the point is fixed on.
         x0: The point's x in the link frame [m].
@@ -340,9 +342,16 @@ def point_jacobian_one(X_WL: Any, link: int, x0: float, x1: float, x2: float, co
         columns: ``(k, 4)`` as :func:`point_jacobian`'s.
         frames: ``(k, 4, 3)`` as :func:`point_jacobian`'s.
         out: ``(6, nv)``, zero in the columns not listed (written here otherwise).
+
+    Returns:
+        Whether ``q`` is finite (as :func:`forward_one`'s).
     """
     jacobian_into(X_WL.reshape((1, X_WL.shape[0], 4, 4)), 0, link, x0, x1, x2, columns, frames,
                   out.reshape((1, out.shape[0], out.shape[1])))
+    total = 0.0
+    for i in range(q.shape[0]):
+        total += q[i]
+    return math.isfinite(total)
 
 
 # ---------------------------------------------------------------------------- mimic fold

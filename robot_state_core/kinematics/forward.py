@@ -12,8 +12,11 @@ one. Conventions: :mod:`robot_state_core.kinematics`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+import functools
 import math
+import os
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -30,10 +33,12 @@ from robot_state_core.description.joints import JointType
 from robot_state_core.description.scene_graph import SceneGraph
 from robot_state_core.errors import InvalidArgumentError, InvalidTypeError, ModelMismatchError
 from robot_state_core.kinematics.plan import (
+    build_plan,
     check_configuration,
     check_link,
     compiled_kernels,
     entries,
+    FLOAT64,
     kernel_entry,
     KinematicsPlan,
     not_finite,
@@ -47,7 +52,7 @@ _NO_MOTIONS = np.empty((1, 0, 4, 4))
 # The motions argument of models without multi-DOF joints (writable: one kernel signature).
 _NO_LOCALS = np.empty((0, 0, 4, 4))
 # The local-transforms argument when only link poses are wanted.
-_NO_MOTION = np.empty((0, 4, 4))
+NO_MOTION = np.empty((0, 4, 4))
 # The motions argument of one configuration of a model without multi-DOF joints.
 
 
@@ -84,18 +89,61 @@ def multi_dof_motions(p: KinematicsPlan, Q: FloatArray) -> FloatArray:
     return M
 
 
+PARALLEL_MIN_COMPOSITIONS = 32768
+'''Batches of at least this many joint compositions (configurations × joints, ~1 ms of
+kernel time) run the FK kernel on row blocks in parallel threads (it releases the GIL); smaller
+ones run on the calling thread, where handing rows to another thread (tens of µs) cannot pay.'''
+
+
+def _usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    affinity = getattr(os, 'sched_getaffinity', None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
+@functools.cache
+def _workers() -> tuple[ThreadPoolExecutor | None, int]:
+    """The FK worker pool (usable CPUs - 1 threads, created on first use) and the block count.
+
+    ``(None, 1)`` on a single usable CPU. The calling thread runs the first block itself.
+    """
+    blocks = min(_usable_cpus(), 8)
+    return (ThreadPoolExecutor(blocks - 1, thread_name_prefix='fk') if blocks > 1 else None,
+            blocks)
+
+
 def run_forward(p: KinematicsPlan, Q: FloatArray, X_PC: FloatArray | None = None) -> FloatArray:
     """The FK kernel on kernel rows ``Q`` ``(N, nq)`` (:func:`kernel_rows`): ``(N, L, 4, 4)``.
+
+    A large batch (:data:`PARALLEL_MIN_COMPOSITIONS`) is split into contiguous row blocks, one
+    per usable CPU, each run by the same kernel (so every row is bitwise the serial result).
 
     Args:
         p: The model's plan.
         Q: ``(N, nq)`` validated configurations.
         X_PC: ``(N, J, 4, 4)`` to receive the local transforms (else they are not kept).
     """
-    X_WL = np.empty((Q.shape[0], p.link_count, 4, 4))
-    compiled_kernels().forward(
-        Q, p.fk_joints, p.fk_coefficients, multi_dof_motions(p, Q),
-        _NO_LOCALS if X_PC is None else X_PC, X_WL)
+    n = Q.shape[0]
+    X_WL = np.empty((n, p.link_count, 4, 4))
+    forward = compiled_kernels().forward
+    M = multi_dof_motions(p, Q)
+    locals_ = _NO_LOCALS if X_PC is None else X_PC
+    pool, blocks = _workers() if n * p.joint_count >= PARALLEL_MIN_COMPOSITIONS else (None, 1)
+    blocks = min(blocks, n)
+    if pool is None or blocks < 2:
+        forward(Q, p.fk_joints, p.fk_coefficients, M, locals_, X_WL)
+        return X_WL
+    edges = [n * b // blocks for b in range(blocks + 1)]
+
+    def block(b: int) -> None:
+        lo, hi = edges[b], edges[b + 1]
+        forward(Q[lo:hi], p.fk_joints, p.fk_coefficients, M[lo:hi] if M.shape[0] > 1 else M,
+                locals_ if X_PC is None else locals_[lo:hi], X_WL[lo:hi])
+
+    done = [pool.submit(block, b) for b in range(1, blocks)]
+    block(0)
+    for future in done:
+        future.result()
     return X_WL
 
 
@@ -116,7 +164,7 @@ def run_forward_one(p: KinematicsPlan, q: FloatArray, function: str) -> FloatArr
     X_WL = np.empty((p.link_count, 4, 4))
     if not (entries.forward_one or kernel_entry('forward_one'))(
             q, p.fk_joints, p.fk_coefficients,
-            multi_dof_motions(p, q[None])[0] if p.fk_multi_count else _NO_MOTION, X_WL):
+            multi_dof_motions(p, q[None])[0] if p.fk_multi_count else NO_MOTION, X_WL):
         raise not_finite(function)
     return X_WL
 
@@ -155,6 +203,17 @@ def forward_kinematics(model: RobotModel, q: ArrayLike) -> FloatArray:
     Returns:
         ``X_WL`` ``(..., L, 4, 4)``; ``X_WL[..., 0]`` (the root) is the identity.
     """
+    p = model.derived(build_plan)
+    if (type(q) is np.ndarray and q.dtype is FLOAT64 and q.shape == p.single_q_shape
+            and q.flags.carray):
+        # The single-configuration fast path (a C-contiguous writable float64 (nq,) array of
+        # a model without multi-DOF joints): the kernel argument as given, its finiteness
+        # tested by the kernel. Everything else takes the general checks below.
+        X_WL = np.empty(p.pose_shape)
+        if (entries.forward_one or kernel_entry('forward_one'))(
+                q, p.fk_joints, p.fk_coefficients, NO_MOTION, X_WL):
+            return X_WL
+        raise not_finite('forward_kinematics')
     qa, p = check_configuration(model, q, 'forward_kinematics', finite=False)
     if qa.ndim == 1:
         return run_forward_one(p, qa, 'forward_kinematics')

@@ -18,19 +18,27 @@ from robot_state_core._typing import (
     FloatArray,
     IntArray,
 )
-from robot_state_core.errors import InvalidArgumentError
-from robot_state_core.kinematics.forward import kernel_rows, run_forward, run_forward_one
+from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
+from robot_state_core.kinematics.forward import (
+    kernel_rows,
+    NO_MOTION,
+    run_forward,
+    run_forward_one,
+)
 from robot_state_core.kinematics.plan import (
     broadcast_batch,
+    build_plan,
     check_configuration,
     check_link,
     check_point,
     compiled_kernels,
     entries,
+    FLOAT64,
     kernel_entry,
     KinematicsPlan,
     LINK_COLUMNS_CACHE_SIZE,
     LinkColumns,
+    not_finite,
     plan,
 )
 from robot_state_core.model.robot_model import RobotModel
@@ -61,6 +69,12 @@ def jacobian(model: RobotModel, q: ArrayLike, link: str | int, point_L: ArrayLik
             the wrong shape.
         UnknownNameError, InvalidIndexError, InvalidTypeError: Bad ``link``.
     """
+    p = model.derived(build_plan)
+    if (type(q) is np.ndarray and q.dtype is FLOAT64 and q.shape == p.single_q_shape
+            and q.flags.carray and point_L is _LINK_ORIGIN and type(link) is str):
+        J = _fast_single_jacobian(model, p, q, link, X_WL)
+        if J is not None:
+            return J
     qa, p = check_configuration(model, q, 'jacobian')
     li = check_link(model, link, 'jacobian')
     point = None if point_L is _LINK_ORIGIN else check_point(point_L, 'jacobian', 'point_L')
@@ -101,6 +115,36 @@ _ORIGIN_ROW = np.zeros((1, 3))
 # The point argument for the link origin (writable: one kernel signature).
 
 
+def _fast_single_jacobian(model: RobotModel, p: KinematicsPlan, q: FloatArray, link: str,
+                          X_WL: FloatArray | None) -> FloatArray | None:
+    """:func:`jacobian`'s fast path: a kernel-ready ``q`` (see the caller) at a link origin.
+
+    The arguments go to the kernels as given, ``q``'s finiteness tested by them. ``None``
+    (the caller's general path, which raises the right error in the right order) for an
+    unknown link or an ``X_WL`` that is not a C-contiguous writable float64 ``(L, 4, 4)``.
+
+    Raises:
+        InvalidArgumentError: ``q`` contains NaN or inf.
+    """
+    try:
+        li = model.link_index(link)
+    except RobotStateCoreError:
+        return None
+    if X_WL is None:
+        X_WL = np.empty(p.pose_shape)
+        (entries.forward_one or kernel_entry('forward_one'))(
+            q, p.fk_joints, p.fk_coefficients, NO_MOTION, X_WL)
+    elif not (type(X_WL) is np.ndarray and X_WL.dtype is FLOAT64
+              and X_WL.shape == p.pose_shape and X_WL.flags.carray):
+        return None
+    c = p.link_columns.get(li) or link_columns(model, p, li)
+    J = np.zeros(p.jacobian_shape)
+    if not (entries.point_jacobian_one or kernel_entry('point_jacobian_one'))(
+            q, X_WL, li, 0.0, 0.0, 0.0, c.columns, c.frames, J):
+        raise not_finite('jacobian')
+    return J
+
+
 def _single_jacobian(model: RobotModel, p: KinematicsPlan, q: FloatArray, link: int,
                      point: FloatArray | None, X_WL: FloatArray | None) -> FloatArray:
     """:func:`jacobian` of one configuration and one point (checked): ``(6, nv)``.
@@ -123,7 +167,8 @@ def _single_jacobian(model: RobotModel, p: KinematicsPlan, q: FloatArray, link: 
     if c.columns.shape[0]:
         x0, x1, x2 = _LINK_ORIGIN if point is None else point.tolist()
         (entries.point_jacobian_one or kernel_entry('point_jacobian_one'))(
-            X_WL, link, float(x0), float(x1), float(x2), c.columns, c.frames, J)
+            q if q.flags.carray else np.array(q), X_WL, link, float(x0), float(x1), float(x2),
+            c.columns, c.frames, J)
     return J
 
 
@@ -210,7 +255,12 @@ def fold_mimic_columns(model: RobotModel, J: FloatArray) -> FloatArray:
     Mimic chains are already composed by the model (a source is never a mimic joint), so
     one compiled pass does it (:func:`~robot_state_core.kinematics.compiled.fold_mimic`).
     """
-    p = plan(model)
+    p = model.derived(build_plan)
+    if type(J) is np.ndarray and J.dtype is FLOAT64 and J.shape == p.jacobian_shape:
+        out = J.copy()  # the single Jacobian's fast path (C order)
+        if p.mimic_v.size:
+            (entries.fold_mimic or kernel_entry('fold_mimic'))(out, p.mimic_table)
+        return out
     if type(J) is np.ndarray and J.dtype == np.float64:
         shape = J.shape
         out = J.copy()  # C order

@@ -71,6 +71,11 @@ class KinematicsPlan:
     fk_coefficients: FloatArray  # (J, 4, 3, 4): X_PC = B0 + sin θ B1 + (1 - cos θ) B2 + θ B3
     # (top rows; B0 = X_PJ for every joint)
     fk_multi_count: int  # K: multi-DOF joints (planar, then floating, then rpy_floating)
+    single_q_shape: tuple[int, ...] | None  # (nq,) when one configuration may take the
+    # single-configuration fast path of :mod:`.forward` / :mod:`.jacobian` (no multi-DOF
+    # joints: their motions and quaternion tests need numpy before the kernel), else None
+    pose_shape: tuple[int, int, int]  # (L, 4, 4): one configuration's link poses
+    jacobian_shape: tuple[int, int]  # (6, nv): one point Jacobian
     planar: IntArray
     planar_q: IntArray  # (P, 3)
     planar_basis: FloatArray  # (P, 3, 3)
@@ -184,10 +189,15 @@ def kernel_entry(name: str) -> Any:
 
 def plan(model: RobotModel) -> KinematicsPlan:
     """The :class:`KinematicsPlan` of ``model`` (compiled on first use, owned by the model)."""
-    return model.derived(_build_plan)
+    return model.derived(build_plan)
 
 
-def _build_plan(model: RobotModel) -> KinematicsPlan:
+def build_plan(model: RobotModel) -> KinematicsPlan:
+    """Build ``model``'s :class:`KinematicsPlan` (once per model).
+
+    The builder :func:`plan` passes to ``model.derived``; hot paths call
+    ``model.derived(build_plan)`` themselves (one call less than :func:`plan`).
+    """
     J, L, nq, nv = model.joint_count, model.link_count, model.nq, model.nv
     types = model.joint_types
     X_PJ = np.asarray(model.joint_origins)
@@ -248,6 +258,8 @@ def _build_plan(model: RobotModel) -> KinematicsPlan:
         link_count=L, joint_count=J,
         fk_joints=np.ascontiguousarray(fk_joints), fk_coefficients=np.ascontiguousarray(B),
         fk_multi_count=int(multi.size),
+        single_q_shape=None if multi.size else (nq,), pose_shape=(L, 4, 4),
+        jacobian_shape=(6, nv),
         planar=_ro(planar, np.intp), planar_q=_ro(q_slices(planar, 3), np.intp),
         planar_basis=_ro(np.stack([plane_basis(axes[j]) for j in planar]) if planar.size
                          else np.zeros((0, 3, 3))),
@@ -279,7 +291,9 @@ def _fold_matrix(nv: int, mimic_v: IntArray, source_v: IntArray, mult: FloatArra
     return M
 
 
-_F64 = np.dtype(np.float64)
+FLOAT64 = np.dtype(np.float64)
+'''The float64 dtype (hot paths compare a dtype with ``is``: an equal non-native dtype is not
+this object and takes the general path).'''
 
 
 def check_configuration(model: RobotModel, q: ArrayLike, function: str, name: str = 'q',
@@ -301,7 +315,7 @@ def check_configuration(model: RobotModel, q: ArrayLike, function: str, name: st
             quaternion that is degenerate
             (:func:`~robot_state_core.spatial.transforms.check_quat_xyzw`).
     """
-    if type(q) is np.ndarray and q.dtype == _F64:
+    if type(q) is np.ndarray and q.dtype == FLOAT64:
         a = q
     else:
         try:
@@ -312,7 +326,7 @@ def check_configuration(model: RobotModel, q: ArrayLike, function: str, name: st
     if not shape or shape[-1] != model.nq:
         raise InvalidArgumentError(f'{function}: {name} must have shape (..., {model.nq}), got '
                                    f'{shape}')
-    p = model.derived(_build_plan)
+    p = model.derived(build_plan)
     floating = p.floating.size
     # A Python sum is the cheapest finiteness test of one small configuration (NaN and inf
     # propagate; only values near 1e308, unusable anyway, can overflow it).
