@@ -243,3 +243,45 @@ def test_single_configuration_fast_paths_keep_the_checks() -> None:
     with pytest.raises(InvalidArgumentError, match=r'X_WL must have shape'):
         kin.jacobian(model, q, tip, X_WL=X[:-1].copy())
     assert np.array_equal(kin.jacobian(model, q, tip, X_WL=np.asfortranarray(X)), J)
+
+
+def test_large_outputs_reuse_only_memory_no_caller_references(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batched FK output reuses a dropped earlier output's memory, never one still in use.
+
+    Thresholds lowered so small batches are pooled: a result, or any view of it, keeps its
+    buffer out of reuse; a dropped one is reused; the pool keeps within its byte cap; every
+    result is the kernel's poses.
+    """
+    forward = importlib.import_module('robot_state_core.kinematics.forward')
+    model = _model('panda')
+    rng = np.random.default_rng(3)
+    Q = np.stack([pinocchio_oracle.random_q(model, rng) for _ in range(5)])
+    expected = kin.forward_kinematics(model, Q)
+    nbytes = expected.nbytes
+    monkeypatch.setattr(forward, 'POOLED_OUTPUT_MIN_BYTES', 1024)
+    monkeypatch.setattr(forward, 'POOLED_OUTPUT_MAX_BYTES', 3 * nbytes)
+    monkeypatch.setattr(forward, '_pool', [])
+
+    def address(X: np.ndarray) -> int:
+        return int(X.__array_interface__['data'][0])
+
+    first = kin.forward_kinematics(model, Q)
+    second = kin.forward_kinematics(model, Q)
+    assert not np.shares_memory(first, second)
+    view = first[2]
+    kept = address(first)
+    del first
+    third = kin.forward_kinematics(model, Q)
+    assert not np.shares_memory(third, view)  # a view keeps its buffer in use
+    assert np.array_equal(view, expected[2])
+    del view
+    reused = kin.forward_kinematics(model, Q)
+    assert address(reused) == kept  # dropped everywhere: reused
+    for X in (second, third, reused):
+        assert np.array_equal(X, expected)
+    held = [kin.forward_kinematics(model, Q) for _ in range(3)]  # beyond the cap: not pooled
+    assert sum(b.nbytes for b in forward._pool) <= 3 * nbytes
+    assert all(np.array_equal(X, expected) for X in held)
+    soa = kin.forward_kinematics_soa(model, Q)
+    assert np.array_equal(np.moveaxis(soa, -1, 0), expected)

@@ -15,8 +15,11 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 import functools
+import itertools
 import math
 import os
+import sys
+import threading
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -89,6 +92,47 @@ def multi_dof_motions(p: KinematicsPlan, Q: FloatArray) -> FloatArray:
     return M
 
 
+POOLED_OUTPUT_MIN_BYTES = 32 * 2**20
+'''Batched FK outputs at least this large reuse the memory of a dropped earlier output of the
+same size (:func:`pose_output`). Below it the C allocator already reuses freed blocks (glibc's
+largest mmap threshold is 32 MB); above it every ``np.empty`` maps fresh pages, and faulting
+them in cost Talos' 77 MB ``(10 000, 60, 4, 4)`` output more time than its FK.'''
+POOLED_OUTPUT_MAX_BYTES = 512 * 2**20
+'''Most memory the pool of :func:`pose_output` keeps (free or in use by callers).'''
+_pool: list[FloatArray] = []  # flat float64 buffers, oldest first
+_pool_lock = threading.Lock()
+
+
+def pose_output(shape: tuple[int, ...]) -> FloatArray:
+    """A new uninitialised float64 array of ``shape`` for the FK kernel to fill completely.
+
+    Large ones (:data:`POOLED_OUTPUT_MIN_BYTES`) are views of a pooled buffer that no caller
+    references any more (numpy's views keep their base buffer referenced, so a buffer whose
+    only references are the pool's is free), or of a new pooled buffer (the oldest free ones
+    are dropped beyond :data:`POOLED_OUTPUT_MAX_BYTES`; if the pool is full of buffers still in
+    use, a plain ``np.empty``). Thread-safe: a buffer is referenced by its view before the lock
+    is released.
+    """
+    count = math.prod(shape)
+    if count * 8 < POOLED_OUTPUT_MIN_BYTES:
+        return np.empty(shape)
+    nbytes = count * 8
+    with _pool_lock:  # free: referenced by the list and getrefcount's argument only
+        free = [k for k in range(len(_pool)) if sys.getrefcount(_pool[k]) <= 2]
+        for k in free:
+            if _pool[k].size == count:
+                return _pool[k].reshape(shape)
+        retained = sum(b.nbytes for b in _pool)
+        for dropped, k in enumerate(free):  # make room: drop the oldest free buffers
+            if retained + nbytes <= POOLED_OUTPUT_MAX_BYTES:
+                break
+            retained -= _pool.pop(k - dropped).nbytes
+        buffer = np.empty(count)
+        if retained + nbytes <= POOLED_OUTPUT_MAX_BYTES:
+            _pool.append(buffer)
+        return buffer.reshape(shape)
+
+
 PARALLEL_MIN_COMPOSITIONS = 32768
 '''Batches of at least this many joint compositions (configurations × joints, ~1 ms of
 kernel time) run the FK kernel on row blocks in parallel threads (it releases the GIL); smaller
@@ -103,20 +147,23 @@ def _usable_cpus() -> int:
 
 @functools.cache
 def _workers() -> tuple[ThreadPoolExecutor | None, int]:
-    """The FK worker pool (usable CPUs - 1 threads, created on first use) and the block count.
+    """The FK worker pool (usable CPUs - 1 threads, created on first use) and the thread count.
 
-    ``(None, 1)`` on a single usable CPU. The calling thread runs the first block itself.
+    ``(None, 1)`` on a single usable CPU. The calling thread is one of the threads.
     """
-    blocks = min(_usable_cpus(), 8)
-    return (ThreadPoolExecutor(blocks - 1, thread_name_prefix='fk') if blocks > 1 else None,
-            blocks)
+    threads = min(_usable_cpus(), 8)
+    return (ThreadPoolExecutor(threads - 1, thread_name_prefix='fk') if threads > 1 else None,
+            threads)
 
 
 def run_forward(p: KinematicsPlan, Q: FloatArray, X_PC: FloatArray | None = None) -> FloatArray:
     """The FK kernel on kernel rows ``Q`` ``(N, nq)`` (:func:`kernel_rows`): ``(N, L, 4, 4)``.
 
-    A large batch (:data:`PARALLEL_MIN_COMPOSITIONS`) is split into contiguous row blocks, one
-    per usable CPU, each run by the same kernel (so every row is bitwise the serial result).
+    A large batch (:data:`PARALLEL_MIN_COMPOSITIONS`) is cut into contiguous row chunks that
+    the calling thread and the worker threads claim in turn, each run by the same kernel (so
+    every row is bitwise the serial result). Claiming in turn keeps a loaded machine at the
+    serial speed: a worker that gets no CPU claims nothing, and the caller waits only for the
+    chunks workers did claim.
 
     Args:
         p: The model's plan.
@@ -124,27 +171,45 @@ def run_forward(p: KinematicsPlan, Q: FloatArray, X_PC: FloatArray | None = None
         X_PC: ``(N, J, 4, 4)`` to receive the local transforms (else they are not kept).
     """
     n = Q.shape[0]
-    X_WL = np.empty((n, p.link_count, 4, 4))
+    X_WL = pose_output((n, p.link_count, 4, 4))
     forward = compiled_kernels().forward
     M = multi_dof_motions(p, Q)
     locals_ = _NO_LOCALS if X_PC is None else X_PC
-    pool, blocks = _workers() if n * p.joint_count >= PARALLEL_MIN_COMPOSITIONS else (None, 1)
-    blocks = min(blocks, n)
-    if pool is None or blocks < 2:
+    pool, threads = _workers() if n * p.joint_count >= PARALLEL_MIN_COMPOSITIONS else (None, 1)
+    chunks = min(_CHUNKS_PER_THREAD * threads, n)
+    if pool is None or chunks < 2:
         forward(Q, p.fk_joints, p.fk_coefficients, M, locals_, X_WL)
         return X_WL
-    edges = [n * b // blocks for b in range(blocks + 1)]
+    edges = [n * b // chunks for b in range(chunks + 1)]
+    claims = itertools.count()
+    finished = [threading.Event() for _ in range(chunks)]
+    failures: list[BaseException] = []
 
-    def block(b: int) -> None:
-        lo, hi = edges[b], edges[b + 1]
-        forward(Q[lo:hi], p.fk_joints, p.fk_coefficients, M[lo:hi] if M.shape[0] > 1 else M,
-                locals_ if X_PC is None else locals_[lo:hi], X_WL[lo:hi])
+    def work() -> None:
+        while (b := next(claims)) < chunks:
+            lo, hi = edges[b], edges[b + 1]
+            try:
+                forward(Q[lo:hi], p.fk_joints, p.fk_coefficients,
+                        M[lo:hi] if M.shape[0] > 1 else M,
+                        locals_ if X_PC is None else locals_[lo:hi], X_WL[lo:hi])
+            except BaseException as err:  # re-raised by the caller
+                failures.append(err)
+            finally:
+                finished[b].set()
 
-    done = [pool.submit(block, b) for b in range(1, blocks)]
-    block(0)
-    for future in done:
-        future.result()
+    for _ in range(threads - 1):
+        pool.submit(work)
+    work()
+    for event in finished:
+        event.wait()
+    if failures:
+        raise failures[0]
     return X_WL
+
+
+_CHUNKS_PER_THREAD = 4
+# Row chunks of a parallel FK batch per thread: a caller left with a descheduled worker's
+# chunk waits for at most one chunk.
 
 
 def run_forward_one(p: KinematicsPlan, q: FloatArray, function: str) -> FloatArray:
