@@ -40,9 +40,13 @@ user cache directory):
   (:func:`point_jacobian_columns`).
 
 A single configuration is the batch of one: the single and the batched FK run the same
-compiled loop (``forward`` over configurations), so their poses agree bitwise. The Python side
-of each call validates once (one finiteness test, quaternion norms) and passes the plan's flat
-tables (:attr:`KinematicsPlan.fk_joints`, :attr:`KinematicsPlan.fk_coefficients`, the
+compiled per-configuration code (``forward`` over configurations, ``forward_one`` for one), so
+their poses agree bitwise; a large batch runs ``forward`` on row chunks in worker threads
+(:func:`~.forward.run_forward`) and reuses the memory of dropped outputs of 32 MB or more
+(:func:`~.forward.pose_output`). The Python side of each call validates once (one finiteness
+test, quaternion norms; a kernel-ready single ``q`` of a model without multi-DOF joints goes
+to the kernel as given, which tests its finiteness) and passes the plan's flat tables
+(:attr:`KinematicsPlan.fk_joints`, :attr:`KinematicsPlan.fk_coefficients`, the
 per-link :class:`~.plan.LinkColumns`). Rotation math is :mod:`robot_state_core.spatial`.
 Modules (each imports only those above it): :mod:`.plan` (the compiled per-model tables,
 shared argument checks, the lazy kernel import), :mod:`.compiled` (the kernels), :mod:`.forward`

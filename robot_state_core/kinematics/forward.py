@@ -266,7 +266,9 @@ def forward_kinematics(model: RobotModel, q: ArrayLike) -> FloatArray:
         q: ``(..., nq)`` joint positions.
 
     Returns:
-        ``X_WL`` ``(..., L, 4, 4)``; ``X_WL[..., 0]`` (the root) is the identity.
+        ``X_WL`` ``(..., L, 4, 4)``; ``X_WL[..., 0]`` (the root) is the identity. A new array
+        (a batch's of 32 MB or more may be a view of the memory of an earlier result nothing
+        references any more, :func:`pose_output`).
     """
     p = model.derived(build_plan)
     if (type(q) is np.ndarray and q.dtype is FLOAT64 and q.shape == p.single_q_shape
