@@ -145,12 +145,18 @@ def _usable_cpus() -> int:
     return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
-@functools.cache
 def _workers() -> tuple[ThreadPoolExecutor | None, int]:
     """The FK worker pool (usable CPUs - 1 threads, created on first use) and the thread count.
 
-    ``(None, 1)`` on a single usable CPU. The calling thread is one of the threads.
+    ``(None, 1)`` on a single usable CPU. The calling thread is one of the threads. One pool
+    per process: a forked child (whose copy of the parent's pool has no threads) makes its own.
     """
+    return _process_workers(os.getpid())
+
+
+@functools.cache
+def _process_workers(pid: int) -> tuple[ThreadPoolExecutor | None, int]:
+    """:func:`_workers` of process ``pid``."""
     threads = min(_usable_cpus(), 8)
     return (ThreadPoolExecutor(threads - 1, thread_name_prefix='fk') if threads > 1 else None,
             threads)
