@@ -612,6 +612,7 @@ class _Search:
         self.targets = X_WT
         rows = _Rows(base, X_WT[0][:, None])
         self.rows_of_one = self.rows = rows
+        ws.targets[...] = rows.target  # (T, 1, 4, 4) C-contiguous: the pool ranking uses it
         self.prob = ws.prob
         self.z = ws.z
         self._fill_pool(K)
@@ -645,7 +646,6 @@ class _Search:
         self.finished_time[0] = 0.0
         self.iterations = 0
         s = ws.scratch
-        ws.targets[...] = rows.target
         if self.plan.fk_multi_count:  # joints outside the problem (the motions are constant)
             s.motions[...] = multi_dof_motions(self.plan, base)
         self._scratch = s
@@ -725,7 +725,7 @@ class _Search:
                 ws = self.workspace
                 cand = ws.pool if ws is not None else np.empty((size, z_table.shape[1]))
                 _ik_kernels().rank_pool(pick, z_table, p_table, r_table,
-                                        np.array(X_WT),
+                                        np.array(X_WT) if ws is None else ws.targets[:, 0],
                                         3 if k.position_only else 6, cand)
             else:
                 d = p_table[:, pick] - X_WT[:, None, :3, 3]
@@ -906,7 +906,15 @@ class _Search:
                 self.iterations += 1
                 self._track_best(norm, perr, rerr)
             vetoed = None
-            if perr.min() < ptol:  # rare: test the full condition only then
+            if burst:  # a few rows: Python floats are cheaper than numpy masks
+                p_l, r_l = perr.tolist(), rerr.tolist()
+                candidates = [r for r, x in enumerate(p_l)
+                              if x < ptol and (k.position_only or r_l[r] < rtol)]
+                if candidates:
+                    vetoed = self._accept(candidates, perr, rerr)
+                    if self.solved[0]:
+                        return 'done'
+            elif perr.min() < ptol:  # rare: test the full condition only then
                 converged = perr < ptol
                 if not k.position_only:
                     converged &= rerr < rtol
@@ -968,7 +976,8 @@ class _Search:
             self.best_error[ps, 0] = perr[rows]
             self.best_error[ps, 1] = rerr[rows]
 
-    def _accept(self, rows: IntArray, perr: FloatArray, rerr: FloatArray) -> BoolArray:
+    def _accept(self, rows: IntArray | list[int], perr: FloatArray,
+                rerr: FloatArray) -> BoolArray:
         """Check converged rows (bounds, validity); returns the vetoed rows (to restart)."""
         vetoed = np.zeros(self.z.shape[0], dtype=bool)
         k = self.k
@@ -977,11 +986,14 @@ class _Search:
             if self.solved[p]:
                 continue
             z = self.z[r]
-            if k.clip_z.size and (np.any(z[k.clip_z] < k.z_lower[k.clip_z])
-                                  or np.any(z[k.clip_z] > k.z_upper[k.clip_z])):
+            # (z_lower/z_upper are -inf/inf where a variable is not clipped)
+            if k.clip_z.size and ((z < k.z_lower).any() or (z > k.z_upper).any()):
                 vetoed[r] = True  # cannot happen: every step is clipped
                 continue
-            q = self._full(z[None], self.prob[r:r + 1])[0]
+            q = self.base[p].copy()
+            q[k.q_active] = z
+            if k.has_mimic:
+                self.model.apply_mimic(q)
             if self.validity is not None and not self.validity(q.copy()):
                 self.vetoed[p] += 1
                 vetoed[r] = True
