@@ -589,15 +589,64 @@ class _Search:
     def _init_single(self, seeds: FloatArray, X_WT: FloatArray) -> None:
         """``__init__`` of one problem with the compiled iteration, in a reused workspace.
 
-        The same state as the general set-up, filled in place (``_Workspace``).
+        The same state as the general set-up, filled in place (``_Workspace``); with a sample
+        table (every variable sampled), one compiled call (``ik.compiled.start_single``)
+        projects the seed, ranks the pool and starts the rows.
         """
         k, o, model = self.k, self.options, self.model
         K = o.num_seeds
         self.plan = kinematics.plan(model)
-        ws = _Workspace.take(self, K, max(K - 1, min(_POOL_FACTOR * K, _POOL_ROWS)))
+        size = max(K - 1, min(_POOL_FACTOR * K, _POOL_ROWS))
+        ws = _Workspace.take(self, K, size)
         self.workspace = ws
         base = ws.base
         base[0] = seeds[0]
+        self.base = base
+        self.base_z = ws.base_z
+        self.targets = X_WT
+        rows = _Rows(base, X_WT[0][:, None])
+        self.rows_of_one = self.rows = rows
+        ws.targets[...] = rows.target  # (T, 1, 4, 4) C-contiguous
+        self.prob = ws.prob
+        self.z = ws.z
+        self.row_best, self.row_end, self.row_due = ws.row_best, ws.row_end, ws.row_due
+        self.seeds_tried, self.solved, self.solution = ws.seeds_tried, ws.solved, ws.solution
+        self.solution_error, self.best_norm, self.best_z = (ws.solution_error, ws.best_norm,
+                                                            ws.best_z)
+        self.best_error, self.vetoed = ws.best_error, ws.vetoed
+        self.finished_iter, self.finished_time = ws.finished_iter, ws.finished_time
+        self.seeds_tried[0] = K
+        self.solved[0] = False
+        self.solution_error.fill(np.inf)
+        self.vetoed[0] = 0
+        self.finished_iter[0] = 0
+        self.finished_time[0] = 0.0
+        self.iterations = 0
+        if self.plan.fk_multi_count:  # joints outside the problem (the motions are constant)
+            ws.scratch.motions[...] = multi_dof_motions(self.plan, base)
+        self._scratch = ws.scratch
+        table = self._table() if k.sample_all else None
+        if table is None:
+            self._init_single_pool(seeds, K)
+            return
+        pick = self._pick(size)
+        for _ in range(2):
+            unknown: int = _ik_kernels().start_single(
+                seeds[0], base, k.q_active, k.mimic, k.mimic_coefficients, k.z_lower,
+                k.z_upper, k.wrap_z, ws.base_z[0], pick, *table, ws.targets,
+                3 if k.position_only else 6, ws.z, ws.pool, ws.row_best, ws.row_end,
+                ws.row_due, o.restart_iterations, o.stall_iterations, ws.best_norm,
+                ws.best_z[0], ws.best_error[0], ws.solution[0])
+            if not unknown:
+                break
+            self._learn(table, pick)  # (base is projected: the table's poses use it)
+        self.pool: FloatArray = ws.pool[None]  # (1, S, na)
+        self.pool_next = ws.pool_next
+        self.pool_next[0] = K - 1
+
+    def _init_single_pool(self, seeds: FloatArray, K: int) -> None:
+        """The rest of :meth:`_init_single` without a sample table (numpy set-up)."""
+        k, o, base = self.k, self.options, self.base
         z0 = base[0, k.q_active]  # (na,) a copy: clipped and wrapped (all variables 1-DOF)
         np.maximum(z0, k.z_lower, out=z0)
         np.minimum(z0, k.z_upper, out=z0)
@@ -605,50 +654,18 @@ class _Search:
             z0[k.wrap_z] = wrap_angle(z0[k.wrap_z])
         base[0, k.q_active] = z0
         if k.has_mimic:
-            model.apply_mimic(base)
-        self.base = base
-        self.base_z = ws.base_z
-        ws.base_z[0] = z0
-        self.targets = X_WT
-        rows = _Rows(base, X_WT[0][:, None])
-        self.rows_of_one = self.rows = rows
-        ws.targets[...] = rows.target  # (T, 1, 4, 4) C-contiguous: the pool ranking uses it
-        self.prob = ws.prob
-        self.z = ws.z
+            self.model.apply_mimic(base)
+        self.base_z[0] = z0
         self._fill_pool(K)
         self.z[0] = z0
         self.z[1:] = self.pool[0, :K - 1]
-        self.row_best = ws.row_best
         self.row_best.fill(np.inf)
-        self.row_end = ws.row_end
         self.row_end.fill(o.restart_iterations)
-        self.row_due = ws.row_due
         self.row_due.fill(o.stall_iterations)
-        self.seeds_tried = ws.seeds_tried
-        self.seeds_tried[0] = K
-        self.solved = ws.solved
-        self.solved[0] = False
-        self.solution = ws.solution
         self.solution[0] = base[0]
-        self.solution_error = ws.solution_error
-        self.solution_error.fill(np.inf)
-        self.best_norm = ws.best_norm
         self.best_norm[0] = np.inf
-        self.best_z = ws.best_z
         self.best_z[0] = z0
-        self.best_error = ws.best_error
         self.best_error.fill(np.inf)
-        self.vetoed = ws.vetoed
-        self.vetoed[0] = 0
-        self.finished_iter = ws.finished_iter
-        self.finished_iter[0] = 0
-        self.finished_time = ws.finished_time
-        self.finished_time[0] = 0.0
-        self.iterations = 0
-        s = ws.scratch
-        if self.plan.fk_multi_count:  # joints outside the problem (the motions are constant)
-            s.motions[...] = multi_dof_motions(self.plan, base)
-        self._scratch = s
 
     def release(self) -> None:
         """Give the workspace back to this thread's kernel entry (the search is over)."""
@@ -705,21 +722,15 @@ class _Search:
         table = self._table() if P == 1 else None
         if table is not None:
             z_table, p_table, r_table, known = table
-            # Uniform rows (rng.random is ~4x cheaper than rng.integers for a few hundred).
-            pick = (self.rng.random(size) * z_table.shape[0]).astype(np.intp)
+            # A window of consecutive table rows at a random offset (wrapping around): the
+            # rows are independent uniform samples, so a window is as random as scattered
+            # picks, and reading it is sequential (scattered reads of the ~300 kB table cost
+            # ~30 us of cache misses on a busy machine).
+            pick = self._pick(size)
             if not k.sample_all:
                 cand = np.where(k.sampled_mask, z_table[pick], self.base_z[0])
             if not known[pick].all():  # tip poses of table rows are computed on first use
-                fresh = np.zeros(known.size, dtype=bool)  # (np.unique imports numpy.ma)
-                fresh[pick] = True
-                new = np.flatnonzero(fresh & ~known)
-                z_new = z_table[new]
-                if not k.sample_all:
-                    z_new = np.where(k.sampled_mask, z_new, self.base_z[0])
-                _, X_tip = _tip_poses(self, z_new, self.rows_of_one)
-                p_table[:, new] = X_tip[..., :3, 3]
-                r_table[:, new] = X_tip[..., :3, :3].reshape(*X_tip.shape[:2], 9)
-                known[new] = True
+                self._learn(table, pick)
             X_WT = self.targets[0]
             if k.compiled and k.sample_all:  # the same ranking, compiled (ik.compiled.rank_pool)
                 ws = self.workspace
@@ -750,6 +761,33 @@ class _Search:
             self.pool_next[0] = K - 1
         else:
             self.pool_next = np.full(P, K - 1, dtype=np.intp)
+
+    def _pick(self, size: int) -> IntArray:
+        """``size`` sample-table rows: a window of consecutive rows at a random offset.
+
+        The window wraps around the table's end. The rows are independent uniform samples, so
+        a window is as random as scattered picks, and reading it is sequential (scattered
+        reads of the ~300 kB table cost ~30 us of cache misses on a busy machine).
+        """
+        off = int(self.rng.random() * _TABLE_SIZE)
+        if size <= _TABLE_SIZE:
+            return _CYCLE[off:off + size]
+        return np.arange(off, off + size) % _TABLE_SIZE
+
+    def _learn(self, table: tuple[FloatArray, FloatArray, FloatArray, BoolArray],
+               pick: IntArray) -> None:
+        """Compute the tip poses of the table rows ``pick`` that the table does not know yet."""
+        z_table, p_table, r_table, known = table
+        fresh = np.zeros(known.size, dtype=bool)  # (np.unique imports numpy.ma)
+        fresh[pick] = True
+        new = np.flatnonzero(fresh & ~known)
+        z_new = z_table[new]
+        if not self.k.sample_all:
+            z_new = np.where(self.k.sampled_mask, z_new, self.base_z[0])
+        _, X_tip = _tip_poses(self, z_new, self.rows_of_one)
+        p_table[:, new] = X_tip[..., :3, 3]
+        r_table[:, new] = X_tip[..., :3, :3].reshape(*X_tip.shape[:2], 9)
+        known[new] = True
 
     def _score(self, X_tip: FloatArray, X_WT: FloatArray) -> FloatArray:
         """``|dp|² + 3 - tr(R_T R_tipᵀ)`` summed over tips (``3 - tr = 2 (1 - cos θ) ~ θ²``)."""
@@ -1042,6 +1080,8 @@ _POOL_FACTOR = 32
 _TABLE_SIZE = 2048
 '''Cached pool samples per kernel (single problems draw their pools from them).'''
 _TABLE_SEED = 0x1C0FFEE
+_CYCLE = np.arange(2 * _TABLE_SIZE, dtype=np.intp) % _TABLE_SIZE
+'''Table rows ``0 .. N - 1`` twice: ``_CYCLE[off:off + size]`` is a wrapping window.'''
 _POOL_CHUNK = 4096
 '''Pool samples evaluated in one array (bounds memory).'''
 _BURST = 16
