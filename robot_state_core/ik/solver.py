@@ -39,8 +39,9 @@ Algorithm (one search = ``num_seeds`` configurations iterated as one array):
 5. Seeds: the first row is the request's seed; the others, and every restart, come from a pool
    of uniform samples within the bounds ranked by their initial tip error (the samples whose
    tips are closest to the targets first), then from fresh samples. Single requests draw the
-   pool from a per-model table of samples with known tip poses, so ranking costs no FK. All
-   randomness comes from a :class:`numpy.random.Generator` seeded by ``random_seed``.
+   pool from a per-model table of samples with known tip poses (a window of consecutive
+   table rows at a random offset), so ranking costs no FK. All randomness comes from a
+   :class:`numpy.random.Generator` seeded by ``random_seed``.
 
 Batches (:func:`solve_ik_batch`) stack the rows of many targets into one array; a target's rows
 are dropped once it is solved.
@@ -49,7 +50,10 @@ Compiled path (:mod:`robot_state_core.ik.compiled`, imported on the first reques
 active variable is 1-DOF, steps 2-3 run as one numba kernel per iteration, and a single
 request runs steps 2-5 in compiled bursts (best row, stall and pool restarts included),
 returning to Python to read the clock, for candidates (bounds check, validity callback) and
-for fresh samples; the ranked pool is sorted by a compiled kernel too. The numpy functions
+for fresh samples; its set-up (seed projection, pool ranking, rows) is one compiled call too.
+The arrays of a single compiled search live in a per-thread workspace of the kernel entry,
+reused from request to request (``_Workspace``), and resolved (group, tips) pairs are cached
+per model, so a request's Python set-up is a few dozen operations. The numpy functions
 below stay the reference and the path of planar, floating and rpy_floating variables; the
 tests check that both paths take the same steps.
 
@@ -1318,8 +1322,9 @@ def solve_ik(model: RobotModel, request: IKRequest) -> IKResult:
     timeout, msg = _resolve_timeout(request.timeout, group)
     if timeout is None:
         return _invalid(model, seed, f'solve_ik: {msg}', start)
-    results = _run(model, k, seed[None], np.stack(checked)[None], request.options,
-                   request.validity_callback, start, start + timeout)
+    X_WT = checked[0][None, None] if len(checked) == 1 else np.stack(checked)[None]
+    results = _run(model, k, seed[None], X_WT, request.options, request.validity_callback,
+                   start, start + timeout)
     return results[0]
 
 
