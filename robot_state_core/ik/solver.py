@@ -165,7 +165,7 @@ class _KernelCache:
     kernel: _Kernel
     table: tuple[bytes, tuple[FloatArray, FloatArray, FloatArray, BoolArray]] | None = None
     iteration_cost: dict[int, float] = field(default_factory=dict)  # rows -> seconds
-    # Per thread: the idle workspaces of single compiled searches (see _Workspace).
+    # Per thread: the idle workspace of single compiled searches (see _Workspace).
     local: threading.local = field(default_factory=threading.local)
 
 
@@ -467,11 +467,12 @@ class _Workspace:
     """The arrays of one single compiled search (one problem, ``K`` rows), reused.
 
     Allocating them costs ~40 µs per request (twenty small numpy allocations); a workspace is
-    filled in place instead. Each thread keeps its idle workspaces per kernel
-    (``_KernelCache.local``): a search takes one (or allocates one) and :func:`_run` gives it
-    back once the results are built (they copy what they keep). A nested request on the same
-    thread (from a validity callback) finds none idle and allocates its own, so no two live
-    searches share one.
+    filled in place instead. Each thread keeps one idle workspace per kernel entry
+    (``_KernelCache.local``): a search takes it (or allocates one) and :func:`_run` gives it
+    back once the results are built (they copy what they keep); a search that is never
+    given back (an exception from the validity callback, a test) just drops its workspace.
+    A nested request on the same thread (from a validity callback) finds none idle and
+    allocates its own, so no two live searches share one.
     """
 
     K: int  # rows (num_seeds)
