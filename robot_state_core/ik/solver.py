@@ -57,11 +57,13 @@ per model, so a request's Python set-up is a few dozen operations. The numpy fun
 below stay the reference and the path of planar, floating and rpy_floating variables; the
 tests check that both paths take the same steps.
 
-Measured (2-core VM shared with other jobs, ``benchmarks/run.py --only ik``, 5 ms timeout):
-Panda ``panda_link0 -> panda_hand_tcp``, UR5 ``base_link -> tool0`` and Talos torso + left arm
-solve >= 98 % of random reachable targets from random seeds with a median of 0.8-1.1 ms on the
-loaded machine, about 0.7-1.1x TRAC-IK's in the same run (a compiled iteration of 8 rows is
-~10 us; most of the rest is per-request set-up in Python).
+Measured (2-core VM shared with other jobs, load 3-6, ``benchmarks/run.py --only ik``,
+1 000 targets, 5 and 50 ms timeouts): Panda ``panda_link0 -> panda_hand_tcp``, UR5
+``base_link -> tool0`` and Talos torso + left arm solve >= 98.7 % of random reachable targets
+from random seeds with a median of 0.30-0.52 ms (UR5 0.30-0.35 ms; 6 iterations of 8 rows
+for the median UR5 solve), 0.2-0.6x TRAC-IK's in the same runs (TRAC-IK's own figures swing
+2-3x with the load). About a third of a UR5 solve is the compiled search; the rest is the
+request's checks, two kernel calls and the result.
 """
 
 from __future__ import annotations
