@@ -7,6 +7,7 @@ the contract ``elapsed <= 1.1 * timeout + 1 ms`` plus :data:`CI_SLACK` for loade
 from __future__ import annotations
 
 from pathlib import Path
+import threading
 import time
 
 import numpy as np
@@ -337,6 +338,83 @@ def test_results_are_deterministic_for_a_random_seed(panda: RobotModel) -> None:
     assert a.success and b.success
     np.testing.assert_array_equal(a.q, b.q)
     assert (a.iterations, a.seeds_tried) == (b.iterations, b.seeds_tried)
+
+
+def _ur5_problems(ur5: RobotModel, n: int, seed: int
+                  ) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    """``n`` (target X_WT of tool0, seed q) pairs: FK of random in-bounds configurations."""
+    rng = np.random.default_rng(seed)
+    tool0 = ur5.link_index('tool0')
+    return [(kin.forward_kinematics(ur5, random_q(ur5, 'manipulator', rng))[tool0],
+             random_q(ur5, 'manipulator', rng)) for _ in range(n)]
+
+
+def _ur5_request(X: NDArray[np.float64], seed: NDArray[np.float64], random_seed: int,
+                 validity: object = None) -> IKRequest:
+    # An iteration cap, not the clock, ends a failing search: results are reproducible.
+    return IKRequest('manipulator', (X,), ('tool0',), seed, SOLVE_TIMEOUT,
+                     IKOptions(random_seed=random_seed, max_iterations=400),
+                     validity)  # type: ignore[arg-type]
+
+
+def test_reused_workspace_leaks_nothing_between_requests(ur5: RobotModel) -> None:
+    """Single requests reuse their search arrays; results stay independent of each other.
+
+    Each result is checked by FK; it is not changed by the next request, and solving the
+    same request again (after others) gives the same answer.
+    """
+    problems = _ur5_problems(ur5, 6, seed=41)
+    results = [solve_ik(ur5, _ur5_request(X, q0, i)) for i, (X, q0) in enumerate(problems)]
+    kept = [r.q.copy() for r in results]
+    again = [solve_ik(ur5, _ur5_request(X, q0, i)) for i, (X, q0) in enumerate(problems)]
+    for (X, _), r, q, r2 in zip(problems, results, kept, again, strict=True):
+        assert r.success
+        np.testing.assert_array_equal(r.q, q)  # not overwritten by later requests
+        dp, dr = pose_errors(ur5, r.q, ['tool0'], [X])
+        assert dp < POSITION_CHECK and dr < ROTATION_CHECK
+        np.testing.assert_array_equal(r2.q, r.q)
+        assert (r2.iterations, r2.seeds_tried) == (r.iterations, r.seeds_tried)
+
+
+def test_nested_request_from_the_validity_callback(ur5: RobotModel) -> None:
+    """A validity callback may itself solve IK for the same group on the same thread."""
+    (X_outer, q_outer), (X_inner, q_inner) = _ur5_problems(ur5, 2, seed=42)
+    inner: list[IKResult] = []
+
+    def validity(q: NDArray[np.float64]) -> bool:
+        inner.append(solve_ik(ur5, _ur5_request(X_inner, q_inner, 5)))
+        return True
+
+    outer = solve_ik(ur5, _ur5_request(X_outer, q_outer, 4, validity))
+    assert outer.success and len(inner) == 1 and inner[0].success
+    for r, X in ((outer, X_outer), (inner[0], X_inner)):
+        dp, dr = pose_errors(ur5, r.q, ['tool0'], [X])
+        assert dp < POSITION_CHECK and dr < ROTATION_CHECK
+    alone = solve_ik(ur5, _ur5_request(X_outer, q_outer, 4))  # the nested solve changed nothing
+    np.testing.assert_array_equal(alone.q, outer.q)
+
+
+def test_concurrent_requests_from_threads(ur5: RobotModel) -> None:
+    """Requests from several threads at once give the answers they give one at a time."""
+    problems = _ur5_problems(ur5, 24, seed=43)
+    expected = [solve_ik(ur5, _ur5_request(X, q0, i)) for i, (X, q0) in enumerate(problems)]
+    got: dict[int, IKResult] = {}
+
+    def worker(offset: int) -> None:
+        for i in range(offset, len(problems), 4):
+            got[i] = solve_ik(ur5, _ur5_request(*problems[i], i))
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(got) == list(range(len(problems)))
+    for i, (X, _) in enumerate(problems):
+        assert got[i].success and expected[i].success
+        np.testing.assert_array_equal(got[i].q, expected[i].q)
+        dp, dr = pose_errors(ur5, got[i].q, ['tool0'], [X])
+        assert dp < POSITION_CHECK and dr < ROTATION_CHECK
 
 
 # ------------------------------------------------------------------------------ validity callback

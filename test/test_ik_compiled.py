@@ -236,6 +236,7 @@ def test_each_kernel_compiles_one_signature(models: dict[str, RobotModel],
     assert len(compiled.iterate.signatures) == 1
     assert len(compiled.search.signatures) == 1
     assert len(compiled.rank_pool.signatures) == 1
+    assert len(compiled.start_single.signatures) == 1
     # The FK and Jacobian kernels the IK kernel calls keep their one signature too.
     kernels = compiled_kernels()
     assert len(kernels.forward.signatures) == 1
@@ -251,7 +252,45 @@ def test_cache_entries_depend_on_the_fk_kernels_source(compiled: object) -> None
     """
     sources = b''.join(Path(m.__file__).read_bytes() for m in (fk_kernels, transforms))
     stamp = hashlib.sha256(sources).hexdigest()
-    for kernel in (compiled.iterate, compiled.search):
+    for kernel in (compiled.iterate, compiled.search, compiled.start_single):
         sig = kernel.signatures[0]
         key = kernel._cache._index_key(sig, kernel.targetctx.codegen())
         assert key[-1] == stamp
+
+
+@pytest.mark.parametrize(('robot', 'group', 'tips', 'position_only'), PROBLEMS[:4])
+def test_compiled_set_up_matches_numpy_set_up(models: dict[str, RobotModel], robot: str,
+                                              group: str, tips: list[str],
+                                              position_only: bool) -> None:
+    """``start_single`` (one compiled call) sets a single search up as the numpy code does.
+
+    The seed lies outside the bounds and beyond ±π (clipped and wrapped); the projected seed,
+    the rows, the ranked pool and the bookkeeping are equal.
+    """
+    model = models[robot]
+    _, entry, msg = ik._resolve(model, group, tips, len(tips), position_only)
+    assert entry is not None, msg
+    k = entry.kernel
+    seed = np.array(model.default_positions)
+    seed[k.q_active] = _random_rows(model, k, np.random.default_rng(5), 1)[0] + 3.0
+    model.apply_mimic(seed)
+    X = kin.forward_kinematics(model, np.array(model.default_positions))
+    targets = np.stack([X[model.link_index(t)] for t in tips])[None]
+    options = IKOptions(position_only=position_only, num_seeds=6)
+    searches = []
+    for compiled in (True, False):
+        e = entry if compiled else ik._KernelCache(dataclasses.replace(k, compiled=False))
+        searches.append(ik._Search(model, e, seed[None].copy(), targets, options, None,
+                                   np.random.default_rng(11)))
+    a, b = searches
+    assert a.workspace is not None and b.workspace is None  # the compiled set-up ran
+    np.testing.assert_allclose(a.base, b.base, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(a.base_z, b.base_z, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(a.z, b.z, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(a.pool, b.pool, rtol=0, atol=1e-15)
+    for name in ('row_best', 'row_end', 'row_due', 'pool_next', 'seeds_tried', 'solved',
+                 'solution', 'solution_error', 'best_norm', 'best_z', 'best_error', 'vetoed'):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    if k.wrap_z.size:
+        assert np.all(np.abs(a.base_z[0, k.wrap_z]) <= math.pi)
+    assert np.all(a.base_z >= k.z_lower) and np.all(a.base_z <= k.z_upper)

@@ -343,6 +343,93 @@ def rank_pool(pick: Any, z_table: Any, p_table: Any, r_table: Any, X_WT: Any, wi
             pool[i, c] = z_table[row, c]
 
 
+@jit
+def start_single(seed: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: Any,
+                 z_lower: Any, z_upper: Any, wrap_z: Any, base_z: Any, pick: Any,
+                 z_table: Any, p_table: Any, r_table: Any, known: Any, targets: Any,
+                 width: int, Z: Any, pool: Any, row_best: Any, row_end: Any, row_due: Any,
+                 restart_iterations: int, stall_iterations: int, best_norm: Any, best_z: Any,
+                 best_error: Any, solution: Any) -> int:  # pragma: no cover - compiled
+    """The set-up of a single search (``_Search._init_single``) in one call.
+
+    Projects the seed (active variables clipped to their bounds, continuous angles wrapped,
+    mimic followers applied) into ``base`` ``(1, nq)`` and ``base_z`` ``(na,)``, ranks the
+    sample-table rows ``pick`` by tip error into ``pool`` (:func:`rank_pool`), starts the
+    rows ``Z`` ``(K, na)`` at the seed and the first ``K - 1`` pool entries, and resets the
+    bookkeeping (``row_best`` inf, ``row_end``/``row_due`` the restart and stall
+    iterations, the best row = the seed with infinite errors, ``solution`` the seed).
+
+    Args:
+        seed: ``(nq,)`` the request's seed.
+        base: ``(1, nq)`` out: the projected seed.
+        q_active: ``(na,)`` q indices of the active variables.
+        mimic: ``(M, 2)`` mimic variable and source q indices.
+        mimic_coefficients: ``(M, 2)`` multiplier and offset.
+        z_lower: ``(na,)`` lower clip bounds (-inf when unbounded).
+        z_upper: ``(na,)`` upper clip bounds (inf when unbounded).
+        wrap_z: ``(W,)`` z indices of continuous angles, wrapped to ``[-π, π)``.
+        base_z: ``(na,)`` out: the projected seed's active variables.
+        pick: ``(S,)`` sample-table rows of the pool.
+        z_table: ``(N, na)`` the table's samples.
+        p_table: ``(T, N, 3)`` their tip positions.
+        r_table: ``(T, N, 9)`` their tip rotations, flattened (row-major).
+        known: ``(N,)`` the table rows whose tip poses are filled in.
+        targets: ``(T, 1, 4, 4)`` targets ``X_WT``.
+        width: 3 (position only) or 6.
+        Z: ``(K, na)`` out: the rows.
+        pool: ``(S, na)`` out: the ranked pool.
+        row_best: ``(K,)`` out: inf.
+        row_end: ``(K,)`` out: ``restart_iterations``.
+        row_due: ``(K,)`` out: ``stall_iterations``.
+        restart_iterations: See :class:`~robot_state_core.ik.types.IKOptions`.
+        stall_iterations: See :class:`~robot_state_core.ik.types.IKOptions`.
+        best_norm: ``(1,)`` out: inf.
+        best_z: ``(na,)`` out: the projected seed.
+        best_error: ``(2,)`` out: inf, inf.
+        solution: ``(nq,)`` out: the projected seed.
+
+    Returns:
+        0, or the number of ``pick`` rows whose tip poses the table does not know yet (then
+        only the projection is done: the caller fills those rows and calls again).
+    """
+    na = q_active.shape[0]
+    base[0, :] = seed
+    for i in range(na):
+        base[0, q_active[i]] = min(max(seed[q_active[i]], z_lower[i]), z_upper[i])
+    for i in range(wrap_z.shape[0]):
+        c = q_active[wrap_z[i]]
+        base[0, c] = wrap_angle(base[0, c])
+    for i in range(mimic.shape[0]):
+        base[0, mimic[i, 0]] = (mimic_coefficients[i, 0] * base[0, mimic[i, 1]]
+                                + mimic_coefficients[i, 1])
+    for i in range(na):
+        base_z[i] = base[0, q_active[i]]
+    unknown = 0
+    for i in range(pick.shape[0]):
+        if not known[pick[i]]:
+            unknown += 1
+    if unknown:
+        return unknown
+    rank_pool(pick, z_table, p_table, r_table, np.ascontiguousarray(targets[:, 0]), width,
+              pool)
+    K = Z.shape[0]
+    for c in range(na):
+        Z[0, c] = base_z[c]
+        best_z[c] = base_z[c]
+    for r in range(1, K):
+        for c in range(na):
+            Z[r, c] = pool[r - 1, c]
+    for r in range(K):
+        row_best[r] = np.inf
+        row_end[r] = restart_iterations
+        row_due[r] = stall_iterations
+    best_norm[0] = np.inf
+    best_error[0] = np.inf
+    best_error[1] = np.inf
+    solution[:] = base[0]
+    return 0
+
+
 def _depend_on_fk_kernels(*kernels: Any) -> None:
     """Key the kernels' on-disk cache entries on the FK/Jacobian kernels' source too.
 
@@ -367,14 +454,14 @@ def _depend_on_fk_kernels(*kernels: Any) -> None:
         cache._index_key = keyed
 
 
-_depend_on_fk_kernels(iterate, search)
+_depend_on_fk_kernels(iterate, search, start_single)
 
 _READ_ONLY = (2, 3, 4, 11, 12, 18, 19, 24, 25, 26)
 '''Arguments of :func:`iterate` that the solver passes read-only (its kernel tables).'''
 
 
 def warm_up() -> None:
-    """Compile (or load from the cache) :func:`iterate`, :func:`search`, :func:`rank_pool`.
+    """Compile (or load) :func:`iterate`, :func:`search`, :func:`rank_pool`, :func:`start_single`.
 
     One signature each, on empty rows, with the argument kinds the solver passes.
     """
@@ -396,3 +483,12 @@ def warm_up() -> None:
                       np.zeros(1), np.zeros(2))
     rank_pool(np.zeros(0, i), np.zeros((1, 1)), np.zeros((1, 1, 3)), np.zeros((1, 1, 9)),
               np.zeros((1, 4, 4)), 6, np.zeros((0, 1)))
+    fixed = [np.zeros(1, i), np.zeros((0, 2), i), np.zeros((0, 2)), np.zeros(1), np.zeros(1),
+             np.zeros(0, i)]  # q_active, mimic, mimic_coefficients, z_lower, z_upper, wrap_z
+    for f in fixed:
+        f.setflags(write=False)
+    cast(Any, start_single)(
+        np.zeros(1), np.zeros((1, 1)), *fixed, np.zeros(1), np.zeros(0, i), np.zeros((1, 1)),
+        np.zeros((1, 1, 3)), np.zeros((1, 1, 9)), np.zeros(1, np.bool_), np.zeros((1, 1, 4, 4)),
+        6, np.zeros((0, 1)), np.zeros((0, 1)), np.zeros(0), np.zeros(0, i), np.zeros(0, i), 40,
+        3, np.zeros(1), np.zeros(1), np.zeros(2), np.zeros(1))
