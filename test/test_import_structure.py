@@ -65,6 +65,15 @@ LAZY_IMPORT_ALLOW_LIST: dict[tuple[str, str], str] = {
     ('robot_state_core.apps.cli', 'robot_state_core.viewer.snapshot'): (
         'start-up time: only `snapshot` drives the headless browser'
     ),
+    ('robot_state_core.apps.cli', 'robot_state_core.scene.planning_scene'): (
+        'start-up time: the planning scene (python-fcl, proximity queries, ~0.07-0.15 s) is '
+        'needed by `collide` here and by the services, which `run` prepares only after its '
+        'first /tf_static; importing it with the CLI delayed that message'
+    ),
+    ('robot_state_core.apps.cli', 'robot_state_core.scene.acm_generation'): (
+        'start-up time: only `gen-acm` generates an ACM; importing it (and the planning scene '
+        "it builds on) with the CLI delayed `run`'s first /tf_static"
+    ),
     ('robot_state_core.kinematics.plan', 'robot_state_core.kinematics.compiled'): (
         'start-up time: the compiled kernels import numba (0.4-0.7 s); `import '
         "robot_state_core` and a node's first /tf_static (fixed joints, no FK) must not wait "

@@ -143,6 +143,39 @@ def test_compute_ik_pose_in_a_link_frame_and_multi_tip(ros, server) -> None:
     assert _call(ros, client, multi).error_code.val == MoveItErrorCodes.SUCCESS
 
 
+def test_compute_ik_link_frame_is_resolved_in_the_request_state(ros, server) -> None:
+    """A link-frame pose is placed with the request's robot_state, not the current state.
+
+    The request moves the planar base (the link frame moves with it); the solution, checked
+    by core FK of the returned state, puts tool0 at ``X_WB(request state) @ X_BT``. The same
+    target in the model frame is solved where it is given (no FK of the request needed).
+    """
+    client = ros.node('ik_client3').create_client(GetPositionIK, 'compute_ik')
+    model = server.model
+    X_WT = _ready_pose(server)
+    moved = server.scene.current_state.copy()
+    moved.set_variable_positions({'base_joint/x': 0.4, 'base_joint/y': -0.3,
+                                  'base_joint/theta': 0.7})
+    X_WB = moved.get_global_link_transform('base_link')
+    assert not np.allclose(X_WB, np.eye(4))
+    for frame, target, expected in (('base_link', X_WT, X_WB @ X_WT), ('world', X_WT, X_WT)):
+        req = _ik_request(server, target, frame=frame)
+        req.ik_request.robot_state.joint_state.name = list(model.variable_names)
+        req.ik_request.robot_state.joint_state.position = moved.positions.tolist()
+        res = _call(ros, client, req)
+        assert res.error_code.val == MoveItErrorCodes.SUCCESS, res.error_code.message
+        q = moved.positions.copy()
+        sol = res.solution.joint_state
+        q[[model.variable_index(n) for n in sol.name]] = sol.position
+        base = res.solution.multi_dof_joint_state
+        assert list(base.joint_names) == ['base_joint']
+        t = base.transforms[0].translation
+        np.testing.assert_allclose([t.x, t.y], [0.4, -0.3], atol=1e-12)  # not in group 'arm'
+        model.apply_mimic(q)
+        np.testing.assert_allclose(kin.forward_kinematics(model, q)[model.link_index('tool0')],
+                                   expected, atol=1e-4)
+
+
 def test_compute_fk_codes(ros, server) -> None:
     """Poses of named links in the header frame; unknown links → INVALID_LINK_NAME."""
     client = ros.node('fk_client').create_client(GetPositionFK, 'compute_fk')

@@ -55,6 +55,35 @@ def test_quaternion_branches_near_pi_rotations() -> None:
         assert np.allclose(np.abs(q), expected, atol=TOL)
 
 
+def test_single_rotation_and_quaternion_bitwise_equal_batch() -> None:
+    """One (3, 3) / one (4,) takes the plain-float path: bit for bit the batch's numbers.
+
+    Random rotations (every Shepperd branch: rotations near pi about each axis, near the
+    identity), non-unit quaternions with negative w, and a non-rotation matrix; NaN/inf input
+    keeps the array path (NaN out).
+    """
+    rng = np.random.default_rng(12)
+    quats = np.concatenate([rng.normal(size=(2000, 4)) * rng.uniform(1e-3, 1e3, (2000, 1)),
+                            [[1, 0, 0, 1e-9], [0, 1, 0, -1e-9], [0, 0, 1, 1e-9],
+                             [1e-9, 0, 0, 1], [0, 0, 0, -1], [0.5, 0.5, 0.5, 0.5]]])
+    R_batch = tf.rotation_from_quat_xyzw(quats)
+    mats = np.concatenate([R_batch, [_rx(np.pi), _ry(np.pi), _rz(np.pi), np.eye(3),
+                                     np.diag([2.0, 0.5, 1.0]), -np.eye(3)]])
+    q_batch = tf.quat_xyzw_from_rotation(mats)
+    for i, q in enumerate(quats):
+        R = tf.rotation_from_quat_xyzw(q)
+        assert R.shape == (3, 3) and R.dtype == np.float64
+        assert np.array_equal(R, R_batch[i]), i
+    for i, m in enumerate(mats):
+        q = tf.quat_xyzw_from_rotation(m)
+        assert q.shape == (4,) and q.dtype == np.float64
+        assert np.array_equal(q, q_batch[i]) and np.array_equal(np.signbit(q),
+                                                                 np.signbit(q_batch[i])), i
+    with np.errstate(invalid='ignore'):
+        assert np.isnan(tf.quat_xyzw_from_rotation(np.full((3, 3), np.nan))).all()
+        assert np.isnan(tf.rotation_from_quat_xyzw([np.nan, 0.0, 0.0, 1.0])).all()
+
+
 def test_quaternion_order_helpers() -> None:
     """Xyzw <-> wxyz reorder is a pure permutation and round trips."""
     q = np.array([0.1, 0.2, 0.3, 0.9])

@@ -43,8 +43,6 @@ from robot_state_core.io.default_robot import default_robot_srdf_path, default_r
 from robot_state_core.io.load_report import LoadMessage, summarize
 from robot_state_core.io.xacro import parse_xacro_args
 from robot_state_core.model.robot_model import RobotModel
-from robot_state_core.scene.acm_generation import generate_acm, srdf_disable_collisions
-from robot_state_core.scene.planning_scene import CollisionRequest, PlanningScene
 from robot_state_core.spatial.transforms import (
     pose_from_xyz_rpy,
     quat_xyzw_from_rotation,
@@ -195,6 +193,9 @@ def _cmd_ik(ns: argparse.Namespace) -> int:
 
 
 def _cmd_collide(ns: argparse.Namespace) -> int:
+    # collide only (start-up time: `run` publishes /tf_static before the scene is imported)
+    from robot_state_core.scene.planning_scene import CollisionRequest, PlanningScene
+
     model, state = _model_and_state(ns)
     scene = PlanningScene(model, padding=ns.padding)
     result = scene.check_collision(state, CollisionRequest(
@@ -210,6 +211,9 @@ def _cmd_collide(ns: argparse.Namespace) -> int:
 
 
 def _cmd_gen_acm(ns: argparse.Namespace) -> int:
+    # gen-acm only (start-up time: `run` publishes /tf_static before the scene is imported)
+    from robot_state_core.scene.acm_generation import generate_acm, srdf_disable_collisions
+
     urdf = Path(ns.urdf) if ns.urdf else default_robot_urdf_path()
     model = RobotModel.from_urdf_file(urdf, ns.srdf, package_roots=ns.package_root,
                                       xacro_args=parse_xacro_args(ns.xacro_arg))

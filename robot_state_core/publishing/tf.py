@@ -219,6 +219,16 @@ class TfPublishingCore:
         view.setflags(write=False)
         return view
 
+    def prepare_kernels(self) -> None:
+        """Compile, or load from the kernel cache, the compiled kernel the /tf path runs.
+
+        The first call in a process imports numba and compiles the kernel (seconds with an
+        empty kernel cache, a fraction of a second from it); the node calls this after its
+        first /tf_static so that the first JointState does not wait for it. Later calls cost
+        one small FK of the last known positions (nothing is stored).
+        """
+        local_joint_transforms(self.model, self._q.copy())
+
     @property
     def memory_use(self) -> dict[str, int]:
         """Sizes of the bounded name memories (byte figures are estimates).

@@ -8,11 +8,14 @@ Anything else is a :class:`FrameError` (→ ``FRAME_TRANSFORM_FAILURE``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+import weakref
 
 from geometry_msgs.msg import Pose, PoseStamped, Transform
 from moveit_msgs.msg import MoveItErrorCodes
 import numpy as np
+from numpy.typing import NDArray
 from shape_msgs.msg import SolidPrimitive
 
 from robot_state_core.description.joints import JointType
@@ -170,24 +173,53 @@ def apply_robot_state_msg(state: RobotState, msg: Any,
             attach(state, aco)
 
 
+@dataclass(frozen=True)
+class _StateMsgLayout:
+    """Where a model's joints go in a ``moveit_msgs/RobotState`` (computed once per model).
+
+    Attributes:
+        names: The 1-DOF joints (revolute, continuous, prismatic), model order.
+        q_index: ``(n,)`` their position variables' indices in ``RobotState.positions``.
+        multi_dof: The planar, floating and rpy_floating joints, model order.
+    """
+
+    names: tuple[str, ...]
+    q_index: NDArray[np.intp]
+    multi_dof: tuple[str, ...]
+
+
+_ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
+_MULTI_DOF = (JointType.PLANAR, JointType.FLOATING, JointType.RPY_FLOATING)
+_STATE_MSG_LAYOUTS: weakref.WeakKeyDictionary[RobotModel, _StateMsgLayout] = \
+    weakref.WeakKeyDictionary()
+
+
+def _state_msg_layout(model: RobotModel) -> _StateMsgLayout:
+    layout = _STATE_MSG_LAYOUTS.get(model)
+    if layout is None:
+        one = [j for j, t in enumerate(model.joint_types) if t in _ONE_DOF]
+        layout = _StateMsgLayout(
+            tuple(model.joint_names[j] for j in one),
+            np.array([model.joint_q_start[j] for j in one], dtype=np.intp),
+            tuple(model.joint_names[j] for j, t in enumerate(model.joint_types)
+                  if t in _MULTI_DOF))
+        _STATE_MSG_LAYOUTS[model] = layout
+    return layout
+
+
 def robot_state_to_msg(state: RobotState) -> Any:
     """A full ``moveit_msgs/RobotState`` (no attached bodies, as compute_ik returns)."""
     from moveit_msgs.msg import RobotState as RobotStateMsg
 
-    model = state.robot_model
+    layout = _state_msg_layout(state.robot_model)
     msg = RobotStateMsg()
-    names, positions = [], []
-    q = state.positions
-    for j, jtype in enumerate(model.joint_types):
-        if jtype in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC):
-            names.append(model.joint_names[j])
-            positions.append(float(q[model.joint_q_start[j]]))
-        elif jtype in (JointType.PLANAR, JointType.FLOATING, JointType.RPY_FLOATING):
-            msg.multi_dof_joint_state.joint_names.append(model.joint_names[j])
-            msg.multi_dof_joint_state.transforms.append(
-                matrix_to_transform(state.get_joint_pose(model.joint_names[j])))
-    msg.joint_state.name = names
-    msg.joint_state.position = positions
+    msg.joint_state.name = list(layout.names)
+    msg.joint_state.position = state.positions[layout.q_index].tolist()
+    if layout.multi_dof:
+        mdof = msg.multi_dof_joint_state
+        mdof.joint_names = list(layout.multi_dof)
+        mdof.transforms = [matrix_to_transform(state.get_joint_pose(name))
+                           for name in layout.multi_dof]
     return msg
 
 

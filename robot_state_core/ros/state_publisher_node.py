@@ -37,8 +37,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+import contextlib
 from dataclasses import replace
 from pathlib import Path
+import threading
 from typing import Any
 
 import numpy as np
@@ -242,6 +244,7 @@ class StatePublisherNode(Node):
         if self._description_pub is not None:
             self._description_pub.publish(String(data=description))
         self._publish_static()
+        self._prepare_kernels(self.core)
         self._markers = robot_markers(model, self.config.marker_geometry) \
             if self.config.marker_geometry in ('visual', 'collision') else []
         self._markers_reset = True
@@ -250,6 +253,23 @@ class StatePublisherNode(Node):
         self.get_logger().info(
             f"robot '{model.name}': {model.link_count} links, {model.joint_count} joints; "
             f'{published} {len(self._static)} static transforms')
+
+    def _prepare_kernels(self, core: TfPublishingCore) -> None:
+        """Compile or load the /tf kernel in a background thread, started after /tf_static.
+
+        robot_state_publisher has no such step; ours compiles its FK kernel on first use, which
+        on a machine with an empty kernel cache made the first /tf wait seconds. Started here,
+        the kernel is usually ready before the first JointState arrives; a JointState that
+        comes earlier waits for it (numba's compiler lock) as it did before. A daemon thread:
+        it never delays the process's exit; a failure is left to the /tf path, which reports
+        its own errors.
+        """
+        def prepare() -> None:
+            with contextlib.suppress(Exception):  # the /tf path reports its own errors
+                core.prepare_kernels()
+
+        self.kernel_thread = threading.Thread(target=prepare, name='tf-kernels', daemon=True)
+        self.kernel_thread.start()
 
     def _publish_static(self) -> None:
         self._tf_static_pub.publish(tf_message(self._static, self.get_clock().now().to_msg(),

@@ -89,6 +89,8 @@ from robot_state_core.spatial.transforms import rigid_inverse
 from robot_state_core.state.robot_state import RobotState
 
 SOURCE = 'robot_state_core'
+#: X_WL passed when every frame of a request is the model frame (frame_pose never reads it).
+_NO_LINK_POSES = np.empty((0, 4, 4))
 #: Longer than this [s] to prepare IK means the kernels were compiled (first run): say so.
 SLOW_IK_SETUP_S = 8.0
 
@@ -152,6 +154,7 @@ class StateServerNode(Node):
         declare_server_parameters(self)
         self._log = ThrottledLogger(self.get_logger())
         self._lock = threading.Lock()
+        self._scratch = threading.local()  # per executor thread: see _snapshot
         follow_topic = model is None
         try:
             self._kinematics = _load_kinematics(self.get_parameter('kinematics_config').value)
@@ -290,10 +293,21 @@ class StateServerNode(Node):
         return str(self.get_parameter('frame_prefix').value or '')
 
     def _snapshot(self) -> tuple[ServedModel, RobotState]:
-        """The served model and a copy of its current state, taken together under the lock."""
+        """The served model and a copy of its current state, taken together under the lock.
+
+        The copy is this thread's scratch state for the served model, overwritten with
+        ``copy_from`` (a callback runs on one executor thread from start to end, so a thread's
+        scratch state is never used by two requests at once; no new state per request).
+        """
+        scratch = getattr(self._scratch, 'state', None)
         with self._lock:
             served = self._served
-            return served, served.scene.current_state.copy()
+            current = served.scene.current_state
+            if scratch is None or scratch.robot_model is not current.robot_model:
+                scratch = self._scratch.state = current.copy()
+            else:
+                scratch.copy_from(current)
+            return served, scratch
 
     def _scene_copy(self, served: ServedModel) -> PlanningScene:
         with self._lock:
@@ -412,7 +426,6 @@ class StateServerNode(Node):
         group = model.group(req.group_name)
         if not _applied(state, req.robot_state, response):
             return
-        X_WL = state.get_link_poses()
         if req.pose_stamped_vector:
             if len(req.ik_link_names) != len(req.pose_stamped_vector):
                 response.error_code = error_code(
@@ -431,15 +444,21 @@ class StateServerNode(Node):
                 codes.INVALID_LINK_NAME, f'unknown or missing IK link(s) '
                 f'{quoted(unknown or tips)} for group {group.name!r}', SOURCE)
             return
+        prefix = self._prefix
+        c = req.constraints
+        has_constraints = bool(len(c.joint_constraints) or len(c.position_constraints)
+                               or len(c.orientation_constraints))
+        # FK of the request state only when a header names a link frame or constraints need it
+        X_WL = state.get_link_poses() if has_constraints or any(
+            strip_prefix(p.header.frame_id, prefix) not in ('', model.model_frame)
+            for p, _ in poses) else _NO_LINK_POSES
         try:
-            targets = tuple(pose_stamped_in_model_frame(model, X_WL, p, self._prefix, what)
+            targets = tuple(pose_stamped_in_model_frame(model, X_WL, p, prefix, what)
                             for p, what in poses)
             constraints = None
-            c = req.constraints
-            if len(c.joint_constraints) or len(c.position_constraints) \
-                    or len(c.orientation_constraints):
+            if has_constraints:
                 constraints = constraints_from_msg(
-                    model, X_WL, c, self._prefix,
+                    model, X_WL, c, prefix,
                     warn=lambda text: self._log.warning('constraints', f'compute_ik: {text}'))
         except FrameError as exc:
             response.error_code = error_code(codes.FRAME_TRANSFORM_FAILURE, str(exc), SOURCE)
