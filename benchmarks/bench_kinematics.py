@@ -412,7 +412,7 @@ def bench_jacobian(robots: Sequence[Robot], settings: Settings,
             med = t['ours'].median
             met = med <= TARGET_JACOBIAN_S
             section.targets.append(Target(
-                'FK + Jacobian', f'Panda FK + tip J ≤ {TARGET_JACOBIAN_S * 1e6:.0f} µs',
+                'FK + Jacobian', f'Panda: FK + tip J ≤ {TARGET_JACOBIAN_S * 1e6:.0f} µs',
                 f'{fmt_us(med)} µs ({fmt_ratio(ratio)} pin fFK + cFJ)', met,
                 '' if met else f'{fmt_us(med - TARGET_JACOBIAN_S)} µs over, '
                 f'{fmt_ratio(med / TARGET_JACOBIAN_S)} the target', key='fk_jacobian',

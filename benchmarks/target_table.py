@@ -111,7 +111,7 @@ def _fk_jacobian(f: Mapping[str, float]) -> Judgement:
     met = ours <= 5e-6
     return Judgement(f'{fmt_us(ours)} µs',
                      f'fFK + computeFrameJacobian {fmt_us(f["peer_s"])} µs',
-                     (('ours µs', ours * 1e6, 'µs'), ('vs peer', ours / f['peer_s'], '×')),
+                     (('ours', ours * 1e6, 'µs'), ('vs fFK + cFJ', ours / f['peer_s'], '×')),
                      met, '' if met else f'{fmt_us(ours)} µs > 5 µs')
 
 
@@ -183,7 +183,7 @@ def _node_start(f: Mapping[str, float]) -> Judgement:
     warm, cold = f['warm_s'], f.get('cold_s')
     why = [w for w, bad in ((f'warm {warm:.2f} s > 1 s', warm > 1.0),
                             ('cold not measured', cold is None)) if bad]
-    ratios = [('warm s', warm, 's')] + ([('cold s', cold, 's')] if cold is not None else [])
+    ratios = [('warm', warm, 's')] + ([('cold', cold, 's')] if cold is not None else [])
     return Judgement(f'warm {warm:.2f} s; cold ' + (f'{cold:.2f} s' if cold is not None else '?'),
                      '—', tuple(ratios), not why, '; '.join(why))
 
