@@ -17,9 +17,11 @@ the ``latest_`` copy alone, so it always holds a complete full run. ``--only <NA
 name instead of a part) runs that whole module, like ``--module <NAME>``, and counts as complete.
 
 After the modules, the run writes issue 12's target table (``target_table.py``):
-``results/latest_targets.md`` and a dated copy ``results/targets_<YYYY-MM-DD>.md`` (quick or
-partial runs: only ``targets_<YYYY-MM-DD>_<quick|fk|...>.md``); rows of modules or parts that did
-not run say so. ``--runs N`` runs the selection N times, **each run in its own Python process**
+``results/latest_targets.md`` and a dated copy ``results/targets_<YYYY-MM-DD>.md``. Quick runs,
+``--only PART`` runs and runs without one of the modules that measure issue rows (kinematics,
+collision, ros) write only ``targets_<YYYY-MM-DD>_<quick|fk|kinematics|...>.md``, so
+``latest_targets.md`` always holds a complete full run; rows of modules or parts that did not run
+say so. ``--runs N`` runs the selection N times, **each run in its own Python process**
 (first-call figures — IK's first solve, the first ``RobotState`` — and numba's per-process kernel
 loading would otherwise be measured warm from the second run on) and adds each row's spread over
 the runs. The module reports then hold the last run. ``summary.py`` regenerates the README's
@@ -51,9 +53,11 @@ from common import (  # noqa: E402
     Settings,
     Target,
 )
-from target_table import render, RunRecord  # noqa: E402
+from target_table import ISSUE_ROWS, render, RunRecord  # noqa: E402
 
 RESULTS = HERE / 'results'
+#: The modules that measure issue 12's rows (a run of all of them may write latest_targets.md).
+ISSUE_MODULES = {row.module for row in ISSUE_ROWS}
 
 
 def discover() -> list[ModuleType]:
@@ -147,8 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     command = 'python benchmarks/run.py ' + ' '.join(sys.argv[1:] if argv is None else argv)
     today = dt.date.today().isoformat()
     args.output_dir.mkdir(parents=True, exist_ok=True)
-    complete_run = not args.quick and not only_parts
-    suffix = ''.join(f'_{p}' for p in ((['quick'] if args.quick else []) + sorted(only_parts)))
+    # latest_targets.md only from a full run of every module that measures an issue row, so
+    # that a partial run never replaces it (its table goes to a dated file with a suffix).
+    selected = sorted(m.NAME for m in modules if not args.only or m.NAME in whole)
+    partial = sorted(ISSUE_MODULES - set(selected)) and selected
+    complete_run = not args.quick and not only_parts and not partial
+    suffix = ''.join(f'_{p}' for p in ((['quick'] if args.quick else []) + sorted(only_parts)
+                                       + (selected if partial and not only_parts else [])))
     if args.runs > 1:
         records = repeated_runs(args, progress)
         if records is None:

@@ -19,7 +19,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / 'benchmarks'
-_MODULES = ('common', 'target_table', 'summary')
+_MODULES = ('common', 'target_table', 'summary', 'run')
 
 
 @pytest.fixture(scope='module')
@@ -29,10 +29,11 @@ def bench() -> Iterator[dict[str, ModuleType]]:
     sys.path.insert(0, str(BENCH))
     try:
         import common
+        import run
         import summary
         import target_table
 
-        yield {'common': common, 'target_table': target_table, 'summary': summary}
+        yield {'common': common, 'target_table': target_table, 'summary': summary, 'run': run}
     finally:
         sys.path.remove(str(BENCH))
         for name in _MODULES:
@@ -205,6 +206,46 @@ def test_module_keys_are_issue_rows(bench: dict[str, ModuleType]) -> None:
             for m in re.findall(r"\bkey='(\w+)'", p.read_text(encoding='utf-8'))}
     assert used == keys
     assert set(FIGURES) == keys
+
+
+def _fake_module(bench: dict[str, ModuleType], name: str, parts: tuple[str, ...]) -> ModuleType:
+    """A benchmark module whose ``run`` returns ``FIGURES``'s targets of its parts (no timing)."""
+    common = bench['common']
+    rows = [r for r in bench['target_table'].ISSUE_ROWS if r.module == name]
+    module = ModuleType(f'bench_{name}')
+
+    def run(settings: Any, progress: Any, selected: Any) -> list[Any]:
+        return [common.Section(f'{name} {part}', targets=[
+            common.Target('bench', f'{case}: module target', 'text', None, key=r.key,
+                          figures=figures)
+            for r in rows if r.part == part for case, figures in FIGURES[r.key]])
+            for part in selected]
+
+    module.__dict__.update(NAME=name, TITLE=name, PARTS=parts, run=run)
+    return module
+
+
+def test_run_writes_latest_targets_only_for_a_complete_run(
+        bench: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    run = bench['run']
+    modules = [_fake_module(bench, 'collision', ('self', 'world', 'distance')),
+               _fake_module(bench, 'kinematics', ('fk', 'ik', 'memory')),
+               _fake_module(bench, 'ros', ('tf', 'services', 'node_start'))]
+    monkeypatch.setattr(run, 'discover', lambda: modules)
+    monkeypatch.setattr(run, 'machine_info', lambda: {
+        'cpu': 'fake', 'cores': '2', 'python': '3', 'numpy': '2', 'pinocchio (pin)': '4',
+        'date': 'today', 'robot_state_core': '0.1.0, commit abc1234'})
+    out = tmp_path / 'results'
+    assert run.main(['--module', 'kinematics', '--output-dir', str(out)]) == 0
+    partial = {p.name for p in out.glob('targets_*.md')}
+    assert len(partial) == 1 and partial.pop().endswith('_kinematics.md')
+    assert not (out / 'latest_targets.md').exists()
+    assert run.main(['--output-dir', str(out)]) == 0
+    text = (out / 'latest_targets.md').read_text(encoding='utf-8')
+    headers, rows = bench['summary'].parse_table(text)
+    verdicts = [r[headers.index('verdict')] for r in rows]
+    assert not [v for v in verdicts if v.startswith(('not run', 'not measured'))]
+    assert (out / 'latest_kinematics.md').exists()  # the module reports are still written
 
 
 def test_readme_summary_matches_the_committed_table(bench: dict[str, ModuleType]) -> None:
