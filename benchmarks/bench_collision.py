@@ -735,7 +735,7 @@ def bench_distance(robots: Sequence[CollisionRobot], settings: Settings,
             'Minimum distance', f'{cr.label}: same work on both sides (reported)',
             f'{fmt_ratio(t["coal pruned"].median / t["ours"].median)} coal with the same '
             f'pruning; {fmt_ratio(t["coal"].median / t["ours"].median)} coal on all pairs',
-            None, 'reported, no module target', key='distance',
+            None, 'no module target', key='distance',
             figures={'ours_s': t['ours'].median / n, 'peer_s': t['coal pruned'].median / n,
                      'peer_all_s': t['coal'].median / n}))
         progress.step(f'distance    {cr.key:<6} {n} states: ours {fmt_ms(t["ours"].median / n)} '

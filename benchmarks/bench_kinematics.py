@@ -341,7 +341,7 @@ def bench_fk_batch(robots: Sequence[Robot], settings: Settings,
             section.targets.append(Target(
                 'FK batched', f'{robot.label} best of ours, N={n:,}: reported',
                 f'{fmt_rate(r)}/s ({fmt_ratio(r * t["pin"].median / n)} pin loop)', None,
-                'reported, no module target', key='fk_batch',
+                'no module target', key='fk_batch',
                 figures={'ours_rate': r, 'pin_rate': n / t['pin'].median}))
         if diff > 1e-9:
             section.notes.append(f'**{robot.label}: batched FK disagrees with Pinocchio by '
@@ -958,7 +958,7 @@ def bench_memory(settings: Settings, progress: Progress) -> Section:
         data_table.add(robot.label, fmt_bytes(sys.getsizeof(data)), fmt_bytes(data_deep))
         section.targets.append(Target(
             'Memory', f'KinematicsData, {robot.label}: reported', fmt_bytes(data_deep), None,
-            'reported, no target', key='memory', figures={'bytes': data_deep}))
+            'no target', key='memory', figures={'bytes': data_deep}))
     section.targets += _ik_first_call(ik_table, rng, progress)
     for key, robot in robots.items():
         fresh = load_robot(key, robot.label).model
@@ -1004,7 +1004,7 @@ def bench_memory(settings: Settings, progress: Progress) -> Section:
             section.targets.append(Target(
                 'Memory', f'RobotState, {robots[key].label}: reported',
                 f'{fmt_bytes(deep)} ({fmt_bytes(deep_fk)} after FK)', None,
-                'reported, no target', key='memory', figures={'bytes': deep,
+                'no target', key='memory', figures={'bytes': deep,
                                                               'bytes_after_fk': deep_fk}))
             progress.step(f'memory      RobotState {key:<10} getsizeof {fmt_bytes(shallow)}, '
                           f'deep {fmt_bytes(deep)} ({fmt_bytes(deep_fk)} after FK), '
@@ -1063,7 +1063,7 @@ def _ik_first_call(table: Table, rng: np.random.Generator,
             targets.append(Target(
                 'IK first call', f'{label}: reported',
                 f'{fmt_ms(times[0])} ms, next {fmt_ms(times[1])} ms', None,
-                'reported, no target', key='ik_first_call',
+                'no target', key='ik_first_call',
                 figures={'first_s': times[0], 'next_s': times[1]}))
             progress.step(f'memory      IK first call {key:<6} {fmt_ms(times[0])} ms, next '
                           f'{fmt_ms(times[1])} ms')

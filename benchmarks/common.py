@@ -313,10 +313,11 @@ class Section:
 
 
 def targets_table(targets: Iterable[Target]) -> Table:
-    """Summary table of the targets: met / MISSED / skipped."""
+    """Summary table of the targets: met / MISSED / skipped (reported: measured, no target)."""
     table = Table(['benchmark', 'target', 'measured', 'verdict'])
     for t in targets:
-        verdict = ('skipped' if t.met is None else 'met' if t.met else '**MISSED**')
+        verdict = (('reported' if t.figures else 'skipped') if t.met is None
+                   else 'met' if t.met else '**MISSED**')
         if t.detail:
             verdict += f' ({t.detail})'
         table.add(t.benchmark, t.description, t.measured, verdict)
