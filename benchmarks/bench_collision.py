@@ -460,7 +460,9 @@ def bench_self(robots: Sequence[CollisionRobot], settings: Settings, progress: P
             'checks/s', f'{fmt_rate(1 / ours_s)}/s vs {fmt_rate(1 / coal_s)}/s = '
             f'{fmt_ratio(ratio)} (best broad phase `{best}`: {fmt_rate(1 / best_s)}/s = '
             f'{fmt_ratio(coal_s / best_s)})', met,
-            '' if met else f'needs {fmt_ratio(TARGET_SELF_RATIO / ratio)} faster'))
+            '' if met else f'needs {fmt_ratio(TARGET_SELF_RATIO / ratio)} faster',
+            key='self_collision', figures={'ours_s': ours_s, 'peer_s': coal_s,
+                                           'best_s': best_s}))
         progress.step(f'self        {cr.key:<6} {c.final} pairs, {fmt_pct(coal.mean())}% in '
                       f'collision; ours ' + ', '.join(
                           f'{bp} {fmt_us(t[f"ours {bp}"].median / n)}' for bp in BROADPHASES)
@@ -625,7 +627,8 @@ def bench_world(robots: Sequence[CollisionRobot], settings: Settings, progress: 
             'Robot vs world', f'{cr.label}: ours ≥ 1.0× coal with its broad-phase manager',
             f'ours `{best}` {fmt_us(best_s)} µs vs coal + manager {fmt_us(coal_bp_s)} µs = '
             f'{fmt_ratio(coal_bp_s / best_s)} (manager verdicts vs coal: '
-            f'{fmt_pct(agree_bp_coal)}%)', coal_bp_s / best_s >= 1.0))
+            f'{fmt_pct(agree_bp_coal)}%)', coal_bp_s / best_s >= 1.0, key='world_boxes',
+            figures={'ours_s': best_s, 'peer_s': coal_bp_s, 'peer_pairs_s': coal_s}))
         bp_rows.append(BroadphaseRow(f'{cr.label}: vs {WORLD_BOXES} boxes, verdict',
                                      len(ours_names),
                                      {bp: t[f'ours {bp}'].median / n for bp in BROADPHASES}))
@@ -728,6 +731,13 @@ def bench_distance(robots: Sequence[CollisionRobot], settings: Settings,
                   fmt_ratio(t['coal'].median / t['ours'].median), cell(t['coal pruned']),
                   fmt_ratio(t['coal pruned'].median / t['ours'].median), f'{diff:.1e}',
                   f'{np.median(d_coal):.4f}')
+        section.targets.append(Target(
+            'Minimum distance', f'{cr.label}: same work on both sides (reported)',
+            f'{fmt_ratio(t["coal pruned"].median / t["ours"].median)} coal with the same '
+            f'pruning; {fmt_ratio(t["coal"].median / t["ours"].median)} coal on all pairs',
+            None, 'no module target', key='distance',
+            figures={'ours_s': t['ours'].median / n, 'peer_s': t['coal pruned'].median / n,
+                     'peer_all_s': t['coal'].median / n}))
         progress.step(f'distance    {cr.key:<6} {n} states: ours {fmt_ms(t["ours"].median / n)} '
                       f'ms, coal {fmt_ms(t["coal"].median / n)} ms, max diff {diff:.1e} m')
         if diff > 1e-6:

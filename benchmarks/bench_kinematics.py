@@ -243,7 +243,9 @@ def bench_fk_single(robots: Sequence[Robot], settings: Settings,
             'FK single', f'{robot.label}: ours ≤ {TARGET_FK_RATIO:.1f}× pin fFK + readout',
             f'{fmt_us(t["ours"].median)} µs vs {fmt_us(t["readout"].median)} µs = '
             f'{fmt_ratio(r_read)}', met,
-            '' if met else f'{100 * (r_read / TARGET_FK_RATIO - 1):.0f}% slower than target'))
+            '' if met else f'{100 * (r_read / TARGET_FK_RATIO - 1):.0f}% slower than target',
+            key='fk', figures={'ours_s': t['ours'].median, 'ffk_s': t['fFK'].median,
+                               'readout_s': t['readout'].median}))
         progress.step(f'fk single   {robot.key:<10} ours {fmt_us(t["ours"].median)} µs, '
                       f'pin fFK {fmt_us(t["fFK"].median)} µs, fFK+readout '
                       f'{fmt_us(t["readout"].median)} µs -> {fmt_ratio(r_read)} '
@@ -332,7 +334,15 @@ def bench_fk_batch(robots: Sequence[Robot], settings: Settings,
                     ' configs/s', f'{fmt_rate(r)}/s ({fmt_ratio(r * t["pin"].median / n)} pin '
                     'loop)', met, '' if met else
                     f'{100 * (1 - r / TARGET_BATCH_RATE):.0f}% below target, '
-                    f'needs {fmt_ratio(TARGET_BATCH_RATE / r)}'))
+                    f'needs {fmt_ratio(TARGET_BATCH_RATE / r)}', key='fk_batch',
+                    figures={'ours_rate': r, 'pin_rate': n / t['pin'].median}))
+        elif robot.key == 'talos_full':  # issue 12's batched-FK row: Panda / Talos
+            r = n / best
+            section.targets.append(Target(
+                'FK batched', f'{robot.label} best of ours, N={n:,}: reported',
+                f'{fmt_rate(r)}/s ({fmt_ratio(r * t["pin"].median / n)} pin loop)', None,
+                'no module target', key='fk_batch',
+                figures={'ours_rate': r, 'pin_rate': n / t['pin'].median}))
         if diff > 1e-9:
             section.notes.append(f'**{robot.label}: batched FK disagrees with Pinocchio by '
                                  f'{diff:.1e}**')
@@ -402,10 +412,11 @@ def bench_jacobian(robots: Sequence[Robot], settings: Settings,
             med = t['ours'].median
             met = med <= TARGET_JACOBIAN_S
             section.targets.append(Target(
-                'FK + Jacobian', f'Panda FK + tip J ≤ {TARGET_JACOBIAN_S * 1e6:.0f} µs',
+                'FK + Jacobian', f'Panda: FK + tip J ≤ {TARGET_JACOBIAN_S * 1e6:.0f} µs',
                 f'{fmt_us(med)} µs ({fmt_ratio(ratio)} pin fFK + cFJ)', met,
                 '' if met else f'{fmt_us(med - TARGET_JACOBIAN_S)} µs over, '
-                f'{fmt_ratio(med / TARGET_JACOBIAN_S)} the target'))
+                f'{fmt_ratio(med / TARGET_JACOBIAN_S)} the target', key='fk_jacobian',
+                figures={'ours_s': med, 'peer_s': t['ffk_cfj'].median}))
         if diff > 1e-9:
             section.notes.append(f'**{robot.label}: Jacobian disagrees with Pinocchio by '
                                  f'{diff:.1e}**')
@@ -711,7 +722,9 @@ def bench_ik(settings: Settings, progress: Progress) -> Section:
                     'TRAC-IK and success ≥ TRAC-IK', f'{fmt_ms(ou["median"])} vs '
                     f'{fmt_ms(tr["median"])} ms = {fmt_ratio(ratio)}; success '
                     f'{fmt_pct(ou["success"])}% vs {fmt_pct(tr["success"])}%', met,
-                    '; '.join(missed)))
+                    '; '.join(missed), key='ik',
+                    figures={'ours_s': ou['median'], 'peer_s': tr['median'],
+                             'ours_success': ou['success'], 'peer_success': tr['success']}))
                 ours_msg = (f'ours {fmt_pct(ou["success"])}% {fmt_ms(ou["median"])} ms, ')
             else:
                 why = ours_fatal or reason
@@ -723,7 +736,7 @@ def bench_ik(settings: Settings, progress: Progress) -> Section:
                 section.targets.append(Target(
                     'IK', f'{case.label} @ {timeout * 1e3:g} ms: median ≤ {TARGET_IK_RATIO}× '
                     'TRAC-IK and success ≥ TRAC-IK', f'TRAC-IK {fmt_ms(tr["median"])} ms', None,
-                    why[:80]))
+                    why[:80], key='ik'))
                 ours_msg = 'ours skipped, '
             detail.add(case.label, f'{timeout * 1e3:g} ms', 'TRAC-IK', fmt_ms(tr['p95']),
                        fmt_ms(tr['max']), tr['late'], tr['out_of_limits'],
@@ -941,9 +954,12 @@ def bench_memory(settings: Settings, progress: Progress) -> Section:
         model = robot.model
         data = kin.KinematicsData(model)
         kin.update_forward_kinematics(model, data, random_q(model, rng))
-        data_table.add(robot.label, fmt_bytes(sys.getsizeof(data)),
-                       fmt_bytes(deep_sizeof(data, _reachable_ids(model))))
-    _ik_first_call(ik_table, rng, progress)
+        data_deep = deep_sizeof(data, _reachable_ids(model))
+        data_table.add(robot.label, fmt_bytes(sys.getsizeof(data)), fmt_bytes(data_deep))
+        section.targets.append(Target(
+            'Memory', f'KinematicsData, {robot.label}: reported', fmt_bytes(data_deep), None,
+            'no target', key='memory', figures={'bytes': data_deep}))
+    section.targets += _ik_first_call(ik_table, rng, progress)
     for key, robot in robots.items():
         fresh = load_robot(key, robot.label).model
         _, held, _ = _traced(lambda fresh=fresh: kin.plan(fresh))
@@ -985,6 +1001,11 @@ def bench_memory(settings: Settings, progress: Progress) -> Section:
                             fmt_bytes(deep_fk), fmt_bytes(held),
                             f'{fmt_bytes(fk_held)} (`state.{fk_label}`)' if fk_label else 'n/a',
                             fmt_bytes(peak), fmt_bytes(first_held))
+            section.targets.append(Target(
+                'Memory', f'RobotState, {robots[key].label}: reported',
+                f'{fmt_bytes(deep)} ({fmt_bytes(deep_fk)} after FK)', None,
+                'no target', key='memory', figures={'bytes': deep,
+                                                              'bytes_after_fk': deep_fk}))
             progress.step(f'memory      RobotState {key:<10} getsizeof {fmt_bytes(shallow)}, '
                           f'deep {fmt_bytes(deep)} ({fmt_bytes(deep_fk)} after FK), '
                           f'tracemalloc held {fmt_bytes(held)}')
@@ -1019,11 +1040,13 @@ def bench_memory(settings: Settings, progress: Progress) -> Section:
     return section
 
 
-def _ik_first_call(table: Table, rng: np.random.Generator, progress: Progress) -> None:
+def _ik_first_call(table: Table, rng: np.random.Generator,
+                   progress: Progress) -> list[Target]:
     """Time the first and the second ``solve_ik`` of each IK chain on a fresh model."""
     from robot_state_core.ik.solver import solve_ik
     from robot_state_core.ik.types import IKRequest
 
+    targets = []
     with tempfile.TemporaryDirectory(prefix='bench_ik_first_') as tmpdir:
         for key, label, base, tip in IK_CHAINS:
             case = IKCase(key, label, base, tip, Path(tmpdir))  # a fresh model: cold caches
@@ -1037,8 +1060,14 @@ def _ik_first_call(table: Table, rng: np.random.Generator, progress: Progress) -
                                           seed=random_q(model, rng), timeout=0.05))
                 times.append(time.perf_counter() - t0)
             table.add(label, fmt_ms(times[0]), fmt_ms(times[1]), fmt_ratio(times[0] / times[1]))
+            targets.append(Target(
+                'IK first call', f'{label}: reported',
+                f'{fmt_ms(times[0])} ms, next {fmt_ms(times[1])} ms', None,
+                'no target', key='ik_first_call',
+                figures={'first_s': times[0], 'next_s': times[1]}))
             progress.step(f'memory      IK first call {key:<6} {fmt_ms(times[0])} ms, next '
                           f'{fmt_ms(times[1])} ms')
+    return targets
 
 
 def _fk_call(state: Any, model: RobotModel) -> str:

@@ -634,11 +634,15 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
                 f'{results["ours"].pct(50):.2f} ms vs {results["relay"].pct(50):.2f} ms = '
                 f'{fmt_ratio(ratio)}', met,
                 ('' if met else f'{fmt_ratio(ratio / TARGET_TF_RATIO)} over the ratio')
-                + caveat))
+                + caveat, key='tf_latency',
+                figures={'ours_s': results['ours'].pct(50) * 1e-3,
+                         'peer_s': results['relay'].pct(50) * 1e-3,
+                         'backlog_ok': float(results['ours'].backlog == 'no'),
+                         'disturbed': float(bool(disturbed))}))
         else:
             section.targets.append(Target('/tf latency', f'{robot.label}: ours p50 ≤ '
                                            f'{TARGET_TF_RATIO}× relay p50', 'trial failed',
-                                           None))
+                                           None, 'trial failed', key='tf_latency'))
         if 'ours' in results:
             s = results['ours']
             first, last = s.trend
@@ -807,7 +811,9 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
             f'{fmt_ms(ik_ours[0])} ms vs {fmt_ms(ik_empty[0])} + {fmt_ms(solve_p50)} + '
             f'{IK_OVERHEAD_MS:g} = {fmt_ms(budget)} ms (overhead '
             f'{fmt_ms(ik_ours[0] - ik_empty[0] - solve_p50)} ms)',
-            ik_ours[0] <= budget))
+            ik_ours[0] <= budget, key='compute_ik',
+            figures={'ours_s': ik_ours[0], 'empty_s': ik_empty[0], 'solve_s': solve_p50,
+                     'budget_s': budget}))
     if server_ms:
         section.notes.append(
             'Server-side time per call reported by our node (its status line: mean over every '
@@ -924,7 +930,8 @@ def bench_startup(env: dict[str, str], tmp: Path, settings: Settings, progress: 
                 'node start-up', f'{label}: warm start to first /tf_static ≤ '
                 f'{STARTUP_WARM_TARGET_S:g} s',
                 f'{med:.2f} s warm (median of {len(warm)}); cold {np.median(cold):.2f} s'
-                if cold else f'{med:.2f} s', med <= STARTUP_WARM_TARGET_S))
+                if cold else f'{med:.2f} s', med <= STARTUP_WARM_TARGET_S, key='node_start',
+                figures={'warm_s': med, **({'cold_s': float(np.median(cold))} if cold else {})}))
     return section
 
 

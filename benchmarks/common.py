@@ -69,10 +69,13 @@ class Progress:
         self.start = time.perf_counter()
         self.stream = stream or sys.stdout
 
+    def elapsed(self) -> float:
+        """Seconds since the run started."""
+        return time.perf_counter() - self.start
+
     def step(self, message: str) -> None:
         """Print ``[  12.3s] message`` and flush."""
-        elapsed = time.perf_counter() - self.start
-        print(f'[{elapsed:7.1f}s] {message}', file=self.stream, flush=True)
+        print(f'[{self.elapsed():7.1f}s] {message}', file=self.stream, flush=True)
 
 
 @contextlib.contextmanager
@@ -265,13 +268,26 @@ class Table:
 
 @dataclass(frozen=True)
 class Target:
-    """One issue target and whether this run met it."""
+    """One issue target and whether this run met it.
+
+    Attributes:
+        benchmark: Short name of the benchmark (first column of the module's report).
+        description: ``'<case>: <the module's target>'`` (the case is the text before ``': '``).
+        measured: The measured figures as text.
+        met: The module's verdict; ``None``: not measured (skipped) or reported only.
+        detail: Why missed / skipped.
+        key: The issue-12 row this target measures (``target_table.ISSUE_ROWS``), '' if none.
+        figures: The row's numbers for the issue-12 table, SI units (seconds, configs/s,
+            bytes, fractions); the names each key needs are listed in ``target_table``.
+    """
 
     benchmark: str
     description: str
     measured: str
     met: bool | None  # None: not measured (skipped)
     detail: str = ''
+    key: str = ''
+    figures: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -297,10 +313,11 @@ class Section:
 
 
 def targets_table(targets: Iterable[Target]) -> Table:
-    """Summary table of the targets: met / MISSED / skipped."""
+    """Summary table of the targets: met / MISSED / skipped (reported: measured, no target)."""
     table = Table(['benchmark', 'target', 'measured', 'verdict'])
     for t in targets:
-        verdict = ('skipped' if t.met is None else 'met' if t.met else '**MISSED**')
+        verdict = (('reported' if t.figures else 'skipped') if t.met is None
+                   else 'met' if t.met else '**MISSED**')
         if t.detail:
             verdict += f' ({t.detail})'
         table.add(t.benchmark, t.description, t.measured, verdict)
