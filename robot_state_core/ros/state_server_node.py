@@ -206,7 +206,8 @@ class StateServerNode(Node):
 
         Applies kinematics.yaml, builds the planning scene (which reads every collision mesh: one
         that cannot be read is left out with one warning naming the link and URI, as MoveIt
-        does; decision V8) and compiles the IK kernels (not inside a request timeout).
+        does; decision V8), compiles the IK kernels and the collision broad phase (not inside a
+        request timeout).
         """
         if self._kinematics:
             model = RobotModel.from_scene_graph(model.to_scene_graph(), model.srdf,
@@ -222,11 +223,15 @@ class StateServerNode(Node):
                     prepare_ik(model, name)
                 except RobotStateCoreError as exc:
                     self.get_logger().debug(f'IK not prepared for group {name!r}: {exc}')
+        try:  # the fcl objects and the compiled broad phase, before the first validity request
+            scene.check_collision(scene.current_state)
+        except RobotStateCoreError as exc:
+            self.get_logger().debug(f'collision checking not prepared: {exc}')
         elapsed = time.monotonic() - start
         if elapsed > SLOW_IK_SETUP_S:  # the first run on a machine compiles the kernels
             self.get_logger().info(
-                f'IK prepared in {elapsed:.1f} s (compiled kernels built on the first run on '
-                f'this machine, then loaded from {kernel_cache_directory()})')
+                f'IK and collision checking prepared in {elapsed:.1f} s (compiled kernels built '
+                f'on the first run on this machine, then loaded from {kernel_cache_directory()})')
         return ServedModel(model, scene, description)
 
     def use_model(self, served: ServedModel) -> None:
