@@ -859,6 +859,7 @@ class RobotState:
         if force:
             self._dirty_links = self._dirty_locals = self._dirty_collision = True
         self._collision()
+        self._local_transforms()
 
     def update_link_transforms(self) -> None:
         """Bring the link poses up to date (RS-111)."""
