@@ -31,6 +31,7 @@ from robot_state_core.errors import InvalidArgumentError, UnknownNameError
 from robot_state_core.io.default_robot import default_robot_urdf_path
 from robot_state_core.kinematics.plan import compiled_kernels, entries
 from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial import transforms
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / 'robot_state_core'
@@ -51,6 +52,26 @@ def _model(name: str) -> RobotModel:
 # all_joint_types: floating, rpy_floating, planar, prismatic, continuous, chained mimic;
 # default_robot: planar base; panda: mimic finger; talos_full: 60 links.
 ROBOTS = ['all_joint_types', 'default_robot', 'panda', 'talos_full']
+
+
+@pytest.mark.parametrize('name', ROBOTS)
+def test_tf_frames_are_the_local_transforms_and_their_quaternions(name: str) -> None:
+    """``local_joint_frames`` (one compiled call, what /tf publishes) is bitwise numpy's.
+
+    That is, the local transforms' translations and ``quat_xyzw_from_rotation`` of their
+    rotations, for every joint in any order.
+    """
+    model = _model(name)
+    rng = np.random.default_rng(11)
+    joints = np.arange(model.joint_count)[::-1].copy()  # any order, as the publisher selects
+    for _ in range(8):
+        q = pinocchio_oracle.random_q(model, rng)
+        X = kin.local_joint_transforms(model, q)[joints]
+        translations, quats = kin.local_joint_frames(model, q, joints)
+        np.testing.assert_array_equal(translations, X[:, :3, 3])
+        np.testing.assert_array_equal(quats, transforms.quat_xyzw_from_rotation(X[:, :3, :3]))
+    with pytest.raises(InvalidArgumentError):
+        kin.local_joint_frames(model, np.full(model.nq, np.nan), joints)
 
 
 @pytest.mark.parametrize('name', ROBOTS)

@@ -36,6 +36,7 @@ from typing import Any
 
 from robot_state_core.jit.decorators import inline as _inline
 from robot_state_core.jit.decorators import jit as _jit
+from robot_state_core.spatial import transforms
 
 # ---------------------------------------------------------------------------- FK
 
@@ -205,6 +206,31 @@ def local_transforms(Q: Any, joints: Any, coefficients: Any, motions: Any,
         for j in range(joints.shape[0]):
             L0, L1, L2 = local_rows(q, joints, coefficients, M, j)
             store(X_PC, n, j, L0, L1, L2)
+
+
+_quat_xyzw = _inline(transforms.quat_xyzw_from_rotation_floats)
+
+
+@_jit
+def local_frames(q: Any, joints: Any, coefficients: Any, motions: Any, selected: Any,
+                 translations: Any, quats_xyzw: Any) -> None:  # pragma: no cover - compiled
+    """/tf's translations ``(K, 3)`` and quaternions ``(K, 4)`` of some joints, one config.
+
+    The local transforms of the ``selected`` ``(K,)`` joints for ``q`` ``(nq,)``:
+    :func:`local_rows` (as :func:`local_transforms`), then the spatial library's rotation to
+    quaternion conversion (``transforms.quat_xyzw_from_rotation_floats``, compiled here; xyzw,
+    w >= 0), so bitwise equal to those two steps in numpy. ``motions`` ``(K_multi, 4, 4)``.
+    """
+    for k in range(selected.shape[0]):
+        L0, L1, L2 = local_rows(q, joints, coefficients, motions, selected[k])
+        translations[k, 0] = L0[3]
+        translations[k, 1] = L1[3]
+        translations[k, 2] = L2[3]
+        x, y, z, w = _quat_xyzw(L0[0], L0[1], L0[2], L1[0], L1[1], L1[2], L2[0], L2[1], L2[2])
+        quats_xyzw[k, 0] = x
+        quats_xyzw[k, 1] = y
+        quats_xyzw[k, 2] = z
+        quats_xyzw[k, 3] = w
 
 
 @_jit

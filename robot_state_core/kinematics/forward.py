@@ -263,6 +263,38 @@ def local_joint_transforms(model: RobotModel, q: ArrayLike) -> FloatArray:
     return X_PC.reshape(qa.shape[:-1] + X_PC.shape[1:])
 
 
+def local_joint_frames(model: RobotModel, q: ArrayLike,
+                       joints: IntArray) -> tuple[FloatArray, FloatArray]:
+    """Translation and rotation of the local transforms of some joints (what /tf publishes).
+
+    Bitwise equal to ``X = local_joint_transforms(model, q)[joints]`` followed by
+    ``X[:, :3, 3]`` and :func:`~robot_state_core.spatial.transforms.quat_xyzw_from_rotation` of
+    ``X[:, :3, :3]``, in one compiled call.
+
+    Args:
+        model: The robot model.
+        q: ``(nq,)`` joint positions (one configuration).
+        joints: ``(K,)`` joint indices (intp).
+
+    Returns:
+        ``(translations (K, 3) [m], quats_xyzw (K, 4))``, child link in parent link, w >= 0.
+
+    Raises:
+        InvalidArgumentError: ``q`` is malformed or not finite, or is a batch.
+    """
+    qa, p = check_configuration(model, q, 'local_joint_frames')
+    if qa.ndim != 1:
+        raise InvalidArgumentError(f'local_joint_frames: q must have shape ({model.nq},), got '
+                                   f'{qa.shape}')
+    rows = kernel_rows(qa)
+    selected = np.ascontiguousarray(joints, dtype=np.intp)
+    translations = np.empty((selected.size, 3))
+    quats = np.empty((selected.size, 4))
+    compiled_kernels().local_frames(rows[0], p.fk_joints, p.fk_coefficients,
+                                    multi_dof_motions(p, rows)[0], selected, translations, quats)
+    return translations, quats
+
+
 # ---------------------------------------------------------------------------- forward kinematics
 
 

@@ -42,10 +42,10 @@ from numpy.typing import ArrayLike, NDArray
 from robot_state_core._typing import IntArray
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError
-from robot_state_core.kinematics import local_joint_transforms, plan
+from robot_state_core.kinematics import local_joint_frames, plan
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.publishing.frame_transforms import FrameTransforms
-from robot_state_core.spatial.transforms import check_quat_xyzw, quat_xyzw_from_rotation
+from robot_state_core.spatial.transforms import check_quat_xyzw
 
 #: Distinct name tuples whose resolution is cached, at most (LRU).
 MAX_CACHED_NAME_TUPLES = 256
@@ -227,7 +227,7 @@ class TfPublishingCore:
         first /tf_static so that the first JointState does not wait for it. Later calls cost
         one small FK of the last known positions (nothing is stored).
         """
-        local_joint_transforms(self.model, self._q.copy())
+        local_joint_frames(self.model, self._q.copy(), np.arange(self.model.joint_count))
 
     @property
     def memory_use(self) -> dict[str, int]:
@@ -313,13 +313,14 @@ class TfPublishingCore:
             if stamp_ns < int(self._last_publish_ns[joints].min()) + period_ns:
                 self._q = q
                 return JointStateUpdate(None, '', True, clock_reset=clock_reset, **unknown_info)
-        X = local_joint_transforms(self.model, q)[joints]  # validates q again: raises, no NaN
+        # one compiled call; validates q again: raises, no NaN
+        translations, quats = local_joint_frames(self.model, q, joints)
         self._q = q
         self._last_publish_ns[joints] = stamp_ns
         frames = FrameTransforms(
             parent_frames=tuple(self._parents[j] for j in joints),
             child_frames=tuple(self._children[j] for j in joints),
-            translations=X[:, :3, 3].copy(),
-            quats_xyzw=quat_xyzw_from_rotation(X[:, :3, :3]),
+            translations=translations,
+            quats_xyzw=quats,
         )
         return JointStateUpdate(frames, '', False, clock_reset=clock_reset, **unknown_info)

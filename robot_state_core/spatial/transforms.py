@@ -279,28 +279,47 @@ def quat_xyzw_from_rotation(R: ArrayLike) -> FloatArray:
 
 
 def _quat_xyzw_from_rotation_scalar(m: list[list[float]]) -> list[float]:
-    """:func:`quat_xyzw_from_rotation` of one finite ``(3, 3)`` rotation in plain floats.
+    """:func:`quat_xyzw_from_rotation` of one finite ``(3, 3)`` rotation in plain floats."""
+    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = m
+    return list(quat_xyzw_from_rotation_floats(m00, m01, m02, m10, m11, m12, m20, m21, m22))
+
+
+def quat_xyzw_from_rotation_floats(m00: float, m01: float, m02: float, m10: float, m11: float,
+                                   m12: float, m20: float, m21: float,
+                                   m22: float) -> tuple[float, float, float, float]:
+    """:func:`quat_xyzw_from_rotation` of one finite rotation given by its nine entries.
 
     The same operations in the same order, so bitwise equal to the array form (tested), without
     its ~40 array operations on 0-d arrays: the per-request conversions of the ROS services.
+    Plain Python on floats, so compiled callers (the /tf kernel) compile this one source.
     """
-    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = m
     trace = m00 + m11 + m22
-    four_sq = (1.0 + 2.0 * m00 - trace, 1.0 + 2.0 * m11 - trace, 1.0 + 2.0 * m22 - trace,
-               1.0 + trace)
-    branch = 0
-    for i in (1, 2, 3):  # np.argmax: the first largest
-        if four_sq[i] > four_sq[branch]:
-            branch = i
-    big = 0.5 * math.sqrt(four_sq[branch])
+    f0 = 1.0 + 2.0 * m00 - trace
+    f1 = 1.0 + 2.0 * m11 - trace
+    f2 = 1.0 + 2.0 * m22 - trace
+    f3 = 1.0 + trace
+    branch, largest = 0, f0  # np.argmax: the first largest
+    if f1 > largest:
+        branch, largest = 1, f1
+    if f2 > largest:
+        branch, largest = 2, f2
+    if f3 > largest:
+        branch, largest = 3, f3
+    big = 0.5 * math.sqrt(largest)
     inv = 0.25 / big
     d21, d02, d10 = (m21 - m12) * inv, (m02 - m20) * inv, (m10 - m01) * inv
     s10, s02, s21 = (m10 + m01) * inv, (m02 + m20) * inv, (m21 + m12) * inv
-    q = ((big, s10, s02, d21), (s10, big, s21, d02), (s02, s21, big, d10),
-         (d21, d02, d10, big))[branch]
-    norm = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    sign = -1.0 if q[3] / norm < 0.0 else 1.0
-    return [sign * (v / norm) for v in q]
+    if branch == 0:
+        x, y, z, w = big, s10, s02, d21
+    elif branch == 1:
+        x, y, z, w = s10, big, s21, d02
+    elif branch == 2:
+        x, y, z, w = s02, s21, big, d10
+    else:
+        x, y, z, w = d21, d02, d10, big
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    sign = -1.0 if w / norm < 0.0 else 1.0
+    return sign * (x / norm), sign * (y / norm), sign * (z / norm), sign * (w / norm)
 
 
 def rotation_from_quat_xyzw(quat_xyzw: ArrayLike) -> FloatArray:
