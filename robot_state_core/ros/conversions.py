@@ -41,38 +41,6 @@ def joint_state_arrays(msg: Any) -> tuple[tuple[str, ...], NDArray[np.float64]]:
     return tuple(msg.name), positions
 
 
-class TfMessageBuilder:
-    """Builds TFMessages for a recurring set of frames, reusing the message objects.
-
-    The first message for a given (parent, child) frame list allocates its TransformStamped
-    objects and sets their frame ids once; later messages only update stamps and numbers.
-    Reuse is safe because rclpy serializes a message inside ``publish()`` (design study B10).
-    """
-
-    def __init__(self, max_layouts: int = 64) -> None:
-        self._cache: dict[tuple[tuple[str, ...], tuple[str, ...], str], TFMessage] = {}
-        self._max_layouts = max_layouts
-
-    def build(self, frames: FrameTransforms, stamp: Time, frame_prefix: str = '') -> TFMessage:
-        """A TFMessage carrying ``frames`` (valid until the next ``build`` of the same layout)."""
-        key = (frames.parent_frames, frames.child_frames, frame_prefix)
-        msg = self._cache.get(key)
-        if msg is None:
-            msg = tf_message(frames, stamp, frame_prefix)
-            if len(self._cache) >= self._max_layouts:
-                self._cache.clear()
-            self._cache[key] = msg
-            return msg
-        p = frames.translations.tolist()
-        q = frames.quats_xyzw.tolist()
-        for t, (px, py, pz), (qx, qy, qz, qw) in zip(msg.transforms, p, q, strict=True):
-            t.header.stamp = stamp
-            tr, rot = t.transform.translation, t.transform.rotation
-            tr.x, tr.y, tr.z = px, py, pz
-            rot.x, rot.y, rot.z, rot.w = qx, qy, qz, qw
-        return msg
-
-
 def tf_message(frames: FrameTransforms, stamp: Time, frame_prefix: str = '') -> TFMessage:
     """One ``TFMessage`` carrying every transform of ``frames``.
 

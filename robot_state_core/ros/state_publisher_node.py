@@ -64,7 +64,6 @@ from robot_state_core.ros.conversions import (
     marker_array,
     stamp_to_ns,
     tf_message,
-    TfMessageBuilder,
 )
 from robot_state_core.ros.log_limits import (
     clip,
@@ -78,6 +77,7 @@ from robot_state_core.ros.params import (
     read_state_publisher_config,
     StatePublisherConfig,
 )
+from robot_state_core.ros.tf_wire import TfWireEncoder
 
 #: A model listener: prepares a new model (raising a RobotStateCoreError when it cannot use it)
 #: and returns the function that switches to it.
@@ -157,7 +157,7 @@ class StatePublisherNode(Node):
         self._markers_pub = self.create_publisher(MarkerArray, 'robot_markers', qos.MARKERS)
         self._markers_timer: Any = None
         self._markers_reset = False
-        self._tf_builder = TfMessageBuilder()
+        self._tf_wire = TfWireEncoder()  # /tf serialized without message objects
         self.joint_states_received = 0
         self.tf_published = 0
         self.descriptions_received = 0
@@ -409,8 +409,8 @@ class StatePublisherNode(Node):
                 self._log.warning('clock', 'Moved backwards in time, re-publishing joint '
                                            'transforms!')
             if update.transforms is not None:
-                self._tf_pub.publish(self._tf_builder.build(update.transforms, stamp,
-                                                            self.config.frame_prefix))
+                self._tf_pub.publish(self._tf_wire.encode(update.transforms, stamp,
+                                                          self.config.frame_prefix))
                 self.tf_published += 1
                 self._latencies_ms.append(
                     (self.get_clock().now().nanoseconds - stamp_ns) * 1e-6)
