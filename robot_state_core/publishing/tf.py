@@ -93,6 +93,8 @@ class _Resolved:
     variable_indices: IntArray
     input_indices: IntArray
     joints: IntArray  # moving joints to publish (incl. mimic followers)
+    parent_frames: tuple[str, ...]  # of those joints
+    child_frames: tuple[str, ...]
 
 
 def _names_bytes(names: Sequence[str]) -> int:
@@ -256,7 +258,9 @@ class TfPublishingCore:
             touched[mv[touched[ms]]] = True
         joints = np.unique(self._variable_joint[touched])
         joints = joints[self._moving[joints]].astype(np.intp)
-        resolved = _Resolved(variable_indices, input_indices, joints)
+        resolved = _Resolved(variable_indices, input_indices, joints,
+                             tuple(self._parents[j] for j in joints.tolist()),
+                             tuple(self._children[j] for j in joints.tolist()))
         self._cache.put(names, resolved)
         new_unknown, unremembered = self._reported_unknown.add(sel.unknown_names)
         return resolved, new_unknown, unremembered
@@ -318,8 +322,8 @@ class TfPublishingCore:
         self._q = q
         self._last_publish_ns[joints] = stamp_ns
         frames = FrameTransforms(
-            parent_frames=tuple(self._parents[j] for j in joints),
-            child_frames=tuple(self._children[j] for j in joints),
+            parent_frames=resolved.parent_frames,
+            child_frames=resolved.child_frames,
             translations=translations,
             quats_xyzw=quats,
         )

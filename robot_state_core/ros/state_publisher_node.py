@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
+from rclpy.exceptions import InvalidHandle
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos_overriding_options import QoSOverridingOptions
@@ -100,6 +101,10 @@ def read_description_file(path: str) -> str:
             f'failed to open URDF file {path!r}: {exc.strerror or exc}') from exc
     except UnicodeDecodeError as exc:
         raise RobotDescriptionError(f'URDF file {path!r} is not UTF-8 text: {exc}') from exc
+
+
+#: JointStates taken from the subscription's queue per executor wake-up, beyond the first.
+MAX_QUEUED_TAKEN = 16
 
 
 class StatePublisherNode(Node):
@@ -168,10 +173,9 @@ class StatePublisherNode(Node):
             self._publish_static()
             self.create_subscription(String, 'robot_description', self._on_description,
                                      qos.LATCHED)
-        self.create_subscription(JointState, 'joint_states', self._on_joint_state,
-                                 qos.JOINT_STATES,
-                                 qos_overriding_options=QoSOverridingOptions
-                                 .with_default_policies())
+        self._joint_states_sub = self.create_subscription(
+            JointState, 'joint_states', self._on_joint_state, qos.JOINT_STATES,
+            qos_overriding_options=QoSOverridingOptions.with_default_policies())
         self.create_timer(WARN_THROTTLE_S, self._report_unknown_names)  # the last burst too
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
@@ -390,6 +394,30 @@ class StatePublisherNode(Node):
     # ------------------------------------------------------------------ joint states
 
     def _on_joint_state(self, msg: JointState) -> None:
+        """One JointState from the executor, then the ones already queued behind it.
+
+        At a high rate (a 1 kHz driver) messages queue while one is processed; taking them
+        here, in order, up to :data:`MAX_QUEUED_TAKEN` per wake-up, saves the executor's
+        wait-set round per message (~0.3 ms of Python here), so the node keeps up instead of
+        falling behind. Each message is still handled and published on its own.
+        """
+        self._handle_joint_state(msg)
+        sub = self._joint_states_sub
+        for _ in range(MAX_QUEUED_TAKEN):
+            try:
+                with sub.handle:
+                    taken = sub.handle.take_message(sub.msg_type, sub.raw)
+            except InvalidHandle:  # destroyed meanwhile (shutdown)
+                return
+            except Exception as exc:  # a take that fails: the executor's next round retries
+                self._log.error('joint_states_internal', f'joint_states take failed: '
+                                                         f'{type(exc).__name__}: {exc}')
+                return
+            if taken is None:
+                return
+            self._handle_joint_state(taken[0])
+
+    def _handle_joint_state(self, msg: JointState) -> None:
         try:
             self.joint_states_received += 1
             if self.core is None:  # topic mode, no description yet: nothing to publish
