@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -275,3 +277,39 @@ def test_topic_mode_parameter_follows_the_distribution(ros) -> None:
     assert node.has_parameter('use_robot_description_topic') is not jazzy
     assert node.has_model is jazzy  # Kilted: waits for the topic; Jazzy: the parameter
     assert node.has_parameter('robot_description') is jazzy
+
+
+def test_queued_joint_states_are_all_published_in_order_in_one_wake_up(ros) -> None:
+    """JointStates queued while the node was busy: one executor wake-up takes them all.
+
+    In order, and each still gets its own /tf (robot_state_publisher publishes one per
+    message).
+    """
+    from sensor_msgs.msg import JointState
+
+    node = ros.add(StatePublisherNode(context=ros.context, parameter_overrides=[
+        Parameter('robot_description', value=URDF),
+        Parameter('ignore_timestamp', value=True)]))
+    got: list[float] = []
+    listener = ros.node('burst_listener')
+    tf_sub = listener.create_subscription(
+        TFMessage, '/tf', lambda m: got.append(m.transforms[0].transform.rotation.z), 100)
+    pub = listener.create_publisher(JointState, 'joint_states', 10)
+    ros.wait_for_subscribers(pub)
+    ros.wait_for_publishers(tf_sub)
+    sub = node._joint_states_sub
+    wake_ups: list[int] = []
+    inner = sub.callback
+
+    def counted(msg: JointState) -> None:
+        wake_ups.append(1)
+        inner(msg)
+
+    sub.callback = counted
+    angles = [0.1, 0.2, 0.3, 0.4, 0.5]  # the joint_states queue keeps 5 (sensor-data QoS)
+    for a in angles:
+        pub.publish(JointState(name=['shoulder'], position=[a]))
+    time.sleep(0.5)  # let the middleware deliver all five before the executor runs again
+    ros.spin_until(lambda: len(got) == len(angles), what='five /tf messages')
+    np.testing.assert_allclose(got, np.sin(np.array(angles) / 2), rtol=1e-12)
+    assert len(wake_ups) < len(angles), 'queued messages were not taken in one wake-up'
