@@ -3,9 +3,10 @@
 Description swaps, callback groups and the IK timeout cap, specific MoveIt error codes, bounded
 logs.
 
-The nodes run in this process (the service node on its own MultiThreadedExecutor thread, as in
-``robot_state_core_all``); clients and publishers are plain rclpy. Expected poses come from the
-URDF text (origins written below), not from our kinematics.
+The nodes run in this process (the service node on its own CallbackGroupExecutor thread with
+compute_ik's group on a worker thread, as in ``robot_state_core_all``); clients and publishers
+are plain rclpy. Expected poses come from the URDF text (origins written below), not from our
+kinematics.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from moveit_msgs.msg import (  # noqa: E402
     PositionConstraint,
 )
 from moveit_msgs.srv import GetPositionFK, GetPositionIK, GetStateValidity  # noqa: E402
-from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from shape_msgs.msg import SolidPrimitive  # noqa: E402
@@ -42,6 +42,7 @@ from robot_state_core.io.default_robot import (  # noqa: E402
     default_robot_srdf_path,
     default_robot_urdf_path,
 )
+from robot_state_core.ros.group_executor import CallbackGroupExecutor  # noqa: E402
 from robot_state_core.ros.log_limits import LOG_LINE_LIMIT, RESPONSE_MESSAGE_LIMIT  # noqa: E402
 from robot_state_core.ros.moveit_conversions import matrix_to_pose  # noqa: E402
 from robot_state_core.ros.state_publisher_node import StatePublisherNode  # noqa: E402
@@ -74,11 +75,16 @@ def _with_mesh(path: str) -> str:
 
 
 class _Services:
-    """A service node spun by its own MultiThreadedExecutor (3 threads) in a thread."""
+    """A service node spun by its own executor in a thread, as the entry points spin it.
+
+    :class:`CallbackGroupExecutor` with the node's ``worker_callback_groups`` (compute_ik) on a
+    worker thread; FK, validity and the topics inline in the spinning thread.
+    """
 
     def __init__(self, ros, node: StateServerNode) -> None:
         self.node = node
-        self.executor = MultiThreadedExecutor(num_threads=3, context=ros.context)
+        self.executor = CallbackGroupExecutor(node.worker_callback_groups,
+                                              context=ros.context)
         self.executor.add_node(node)
         self.thread = threading.Thread(target=self.executor.spin, daemon=True)
         self.thread.start()

@@ -1,7 +1,8 @@
 """compute_ik / compute_fk / check_state_validity over real DDS (moveit_msgs types).
 
-The server node runs in process on its own MultiThreadedExecutor thread; clients are plain
-rclpy. Every MoveIt error code the services produce is exercised.
+The server node runs in process on its own CallbackGroupExecutor thread (compute_ik on a worker
+thread, as the entry points run it); clients are plain rclpy. Every MoveIt error code the
+services produce is exercised.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from moveit_msgs.msg import (  # noqa: E402
     MoveItErrorCodes,
 )
 from moveit_msgs.srv import GetPositionFK, GetPositionIK, GetStateValidity  # noqa: E402
-from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from shape_msgs.msg import SolidPrimitive  # noqa: E402
 
@@ -33,6 +33,7 @@ from robot_state_core.io.default_robot import (  # noqa: E402
     default_robot_srdf_path,
     default_robot_urdf_path,
 )
+from robot_state_core.ros.group_executor import CallbackGroupExecutor  # noqa: E402
 from robot_state_core.ros.moveit_conversions import matrix_to_pose  # noqa: E402
 from robot_state_core.ros.state_server_node import StateServerNode  # noqa: E402
 
@@ -46,7 +47,7 @@ def server(ros):
         Parameter('robot_description_semantic', value=default_robot_srdf_path().read_text()),
         # the collision-aware whole-body solve below asks for 2 s (default cap 1 s)
         Parameter('max_ik_timeout', value=5.0)])
-    executor = MultiThreadedExecutor(context=ros.context)
+    executor = CallbackGroupExecutor(node.worker_callback_groups, context=ros.context)
     executor.add_node(node)
     thread = threading.Thread(target=executor.spin, daemon=True)
     thread.start()

@@ -16,11 +16,7 @@ from typing import Any, TextIO
 
 import numpy as np
 import rclpy
-from rclpy.executors import (
-    ExternalShutdownException,
-    MultiThreadedExecutor,
-    SingleThreadedExecutor,
-)
+from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -36,6 +32,7 @@ from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.publishing.joint_sweep import JointSweep
 from robot_state_core.ros import qos
 from robot_state_core.ros.distro import ros_distro
+from robot_state_core.ros.group_executor import CallbackGroupExecutor
 from robot_state_core.ros.log_limits import clip, LOG_LINE_LIMIT
 from robot_state_core.ros.state_publisher_node import StatePublisherNode
 
@@ -191,7 +188,10 @@ def _spin_node(node_factory: Any, name: str, args: list[str] | None) -> int:
         except RobotStateCoreError as exc:
             print(f'{name}: {clip(exc, LOG_LINE_LIMIT)}', file=sys.stderr)
             return 1
-        executor = SingleThreadedExecutor()
+        # the service node's long callbacks (IK) on a worker thread: FK/validity never wait
+        workers = tuple(getattr(nodes[0], 'worker_callback_groups', ()))
+        executor: Executor = CallbackGroupExecutor(workers) if workers else \
+            SingleThreadedExecutor()
         executor.add_node(nodes[0])
         _spin_until_stopped(executor, stop)
     except (KeyboardInterrupt, ExternalShutdownException):
@@ -339,15 +339,19 @@ def _server_nodes(publisher: StatePublisherNode, kwargs: dict[str, Any]) -> list
 
 
 class _ServiceThread:
-    """Spins service nodes on their own MultiThreadedExecutor in a background thread.
+    """Spins service nodes on their own executor in a background thread.
 
     The TF path (joint_states → /tf) keeps a SingleThreadedExecutor in the main thread, so a
-    long IK solve never sits between a JointState and its TF (design study B10). One thread per
-    callback group of the service node (IK; FK and validity; topics), so FK never waits for IK.
+    long IK solve never sits between a JointState and its TF (design study B10). The service
+    node's long-running callback group (IK: ``worker_callback_groups``) runs on a thread of its
+    own, so FK, validity and the topics never wait for a solve; those short callbacks run in the
+    spinning thread itself (:class:`CallbackGroupExecutor`: no thread hop, no busy loop).
     """
 
     def __init__(self, nodes: Sequence[Node]) -> None:
-        self._executor = MultiThreadedExecutor(num_threads=3) if nodes else None
+        workers = [group for node in nodes
+                   for group in getattr(node, 'worker_callback_groups', ())]
+        self._executor = CallbackGroupExecutor(workers) if nodes else None
         for node in nodes:
             assert self._executor is not None
             self._executor.add_node(node)

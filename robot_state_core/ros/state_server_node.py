@@ -8,8 +8,12 @@ and, when the node loaded its own model, ``robot_description`` (transient local)
 follow every new description published there.
 
 Threading: compute_ik has its own MutuallyExclusiveCallbackGroup, compute_fk and
-check_state_validity share a second one and the subscriptions a third, so on a
-MultiThreadedExecutor a long IK solve stalls neither FK/validity nor joint states. The IK timeout
+check_state_validity share a second one and the subscriptions a third. The entry points spin the
+node on a :class:`~robot_state_core.ros.group_executor.CallbackGroupExecutor` that runs the
+IK group (:attr:`StateServerNode.worker_callback_groups`) on its own thread and the short
+callbacks inline, so a long IK solve stalls neither FK/validity nor joint states (any
+multi-threaded executor keeps that property; rclpy's MultiThreadedExecutor costs more per
+request, see that module). The IK timeout
 a client may ask for is capped by the ``max_ik_timeout`` parameter. Shared state (the served model
 with its planning scene and current state) is snapshotted under one lock and never held during a
 solve; a new description is prepared (model, scene, meshes read, IK compiled) off to the side and
@@ -173,6 +177,10 @@ class StateServerNode(Node):
         ik = MutuallyExclusiveCallbackGroup()
         queries = MutuallyExclusiveCallbackGroup()  # FK and validity: never behind an IK solve
         topics = MutuallyExclusiveCallbackGroup()
+        #: The callback groups whose callbacks can be long (IK solves): an executor should run
+        #: them on their own thread (:class:`~robot_state_core.ros.group_executor.
+        #: CallbackGroupExecutor`), the others are short.
+        self.worker_callback_groups: tuple[MutuallyExclusiveCallbackGroup, ...] = (ik,)
         self.create_service(GetPositionIK, 'compute_ik', self._on_compute_ik, callback_group=ik)
         self.create_service(GetPositionFK, 'compute_fk', self._on_compute_fk,
                             callback_group=queries)
