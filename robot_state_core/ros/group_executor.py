@@ -48,6 +48,9 @@ from rclpy.executors import (
 )
 from rclpy.task import Future
 
+#: Longest wait [s] of the spinning thread for an idle worker to pick up a callback.
+HANDOFF_TIMEOUT_S = 0.005
+
 
 class _Dispatch:
     """One ready callback: take its request/message and run it (inline or on a worker)."""
@@ -103,11 +106,29 @@ class _GroupWorker:
     def __init__(self, executor: CallbackGroupExecutor, name: str) -> None:
         self._executor = executor
         self._queue: queue.SimpleQueue[_Dispatch | None] = queue.SimpleQueue()
+        self._pending = 0  # submitted and not finished
+        self._pending_lock = threading.Lock()
+        self._started = threading.Event()
         self.thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self.thread.start()
 
     def submit(self, dispatch: _Dispatch) -> None:
+        """Queue ``dispatch``; when the worker was idle, return once it has picked it up.
+
+        The hand-off wait (at most :data:`HANDOFF_TIMEOUT_S`, typically tens of µs) releases
+        the GIL to the worker at once; without it the worker waits for the spinning thread to
+        reach a GIL switch (``sys.getswitchinterval()``), measured 0.23-0.28 ms per IK request
+        with the entry points' 0.25 ms interval (0.07 ms with the wait). A busy worker (a long
+        solve) is not waited for.
+        """
+        with self._pending_lock:
+            idle = self._pending == 0
+            self._pending += 1
+        if idle:
+            self._started.clear()
         self._queue.put(dispatch)
+        if idle:
+            self._started.wait(HANDOFF_TIMEOUT_S)
 
     def stop(self) -> None:
         self._queue.put(None)
@@ -117,11 +138,15 @@ class _GroupWorker:
             item = self._queue.get()
             if item is None:
                 return
+            self._started.set()
             try:
                 item.run()
             except Exception as exc:  # raised again by the spinning thread
                 self._executor._errors.put(exc)
                 self._executor._wake_waiter()
+            finally:
+                with self._pending_lock:
+                    self._pending -= 1
 
 
 class CallbackGroupExecutor(Executor):

@@ -432,6 +432,7 @@ class StateServerNode(Node):
         codes = MoveItErrorCodes
         served, state = self._snapshot()
         model = served.model
+        prefix = self._prefix
         if not model.has_group(req.group_name):
             response.error_code = error_code(codes.INVALID_GROUP_NAME,
                                              f"unknown group '{clip(req.group_name)}'", SOURCE)
@@ -445,11 +446,11 @@ class StateServerNode(Node):
                     codes.INVALID_LINK_NAME, f'{len(req.ik_link_names)} ik_link_names for '
                     f'{len(req.pose_stamped_vector)} poses', SOURCE)
                 return
-            tips = [strip_prefix(n, self._prefix) for n in req.ik_link_names]
+            tips = [strip_prefix(n, prefix) for n in req.ik_link_names]
             poses = [(p, f'pose_stamped_vector[{k}]')
                      for k, p in enumerate(req.pose_stamped_vector)]
         else:
-            tip = strip_prefix(req.ik_link_name, self._prefix) or group.tip_link
+            tip = strip_prefix(req.ik_link_name, prefix) or group.tip_link
             tips, poses = [tip], [(req.pose_stamped, 'pose_stamped')]
         unknown = [t for t in tips if not model.has_link(t)]
         if unknown or not all(tips):
@@ -457,7 +458,6 @@ class StateServerNode(Node):
                 codes.INVALID_LINK_NAME, f'unknown or missing IK link(s) '
                 f'{quoted(unknown or tips)} for group {group.name!r}', SOURCE)
             return
-        prefix = self._prefix
         c = req.constraints
         has_constraints = bool(len(c.joint_constraints) or len(c.position_constraints)
                                or len(c.orientation_constraints))
@@ -531,27 +531,31 @@ class StateServerNode(Node):
         codes = MoveItErrorCodes
         served, state = self._snapshot()
         model = served.model
+        prefix = self._prefix
         if not _applied(state, request.robot_state, response):
             return
         X_WL = state.get_link_poses()
-        try:
-            X_WH = frame_pose(model, X_WL, request.header.frame_id, self._prefix)
-        except FrameError as exc:
-            response.error_code = error_code(codes.FRAME_TRANSFORM_FAILURE, str(exc), SOURCE)
-            return
-        X_HW = rigid_inverse(X_WH)
-        frame = request.header.frame_id or (self._prefix + model.model_frame)
+        X_HW = None  # the header frame is the model frame: poses are X_WL as they are
+        if strip_prefix(request.header.frame_id, prefix) not in ('', model.model_frame):
+            try:
+                X_HW = rigid_inverse(frame_pose(model, X_WL, request.header.frame_id, prefix))
+            except FrameError as exc:
+                response.error_code = error_code(codes.FRAME_TRANSFORM_FAILURE, str(exc),
+                                                 SOURCE)
+                return
+        frame = request.header.frame_id or (prefix + model.model_frame)
         stamp = self.get_clock().now().to_msg()
         unknown = []
         for name in request.fk_link_names:
-            link = strip_prefix(name, self._prefix)
+            link = strip_prefix(name, prefix)
             if not model.has_link(link):
                 unknown.append(name)
                 continue
             ps = PoseStamped()
             ps.header.frame_id = frame
             ps.header.stamp = stamp
-            ps.pose = matrix_to_pose(X_HW @ X_WL[model.link_index(link)])
+            X_WB = X_WL[model.link_index(link)]  # B: the requested link
+            ps.pose = matrix_to_pose(X_WB if X_HW is None else X_HW @ X_WB)
             response.pose_stamped.append(ps)
             response.fk_link_names.append(name)
         if not request.fk_link_names or unknown:
