@@ -1,13 +1,16 @@
 """An rclpy executor that runs chosen callback groups on their own worker threads.
 
-Why not rclpy's ``MultiThreadedExecutor``: measured on the service node (default robot, one
-request at a time), it spent about 2 ms of process CPU per compute_fk request whose callback
-costs 0.25 ms. In rclpy before 10.0.4 (ros2/rclpy#1452, fixed by ros2/rclpy#1547) a handler
-submitted to its thread pool stays in the executor's task list until a worker starts it, and
-every ``spin_once`` yields it again and returns at once: the spinning thread loops, rebuilding
-the wait set in Python and holding the GIL the worker needs. Each handler also wakes the
-spinning thread twice (after taking the request and after the callback), and a pool hop costs a
-thread switch even for a 50 µs callback.
+Why not rclpy's ``MultiThreadedExecutor`` (``num_threads=3``, what the entry points used):
+measured on the default robot's service node (``robot-state-core run``, one request at a time,
+2-core machine under load 1.7-1.9), it spent 2.5-3.4 ms of process CPU per compute_fk request
+(its callback costs 0.2-0.25 ms in process), spread over the spinning thread and three pool
+threads; this executor spends 1.0-1.3 ms, all in the spinning thread. In rclpy before 10.0.4
+(ros2/rclpy#1452, fixed by ros2/rclpy#1547) a handler submitted to the pool stays in the
+executor's task list until a pool thread starts it, and meanwhile every ``spin_once`` yields it
+again and returns at once (two ``spin_once`` returns per request measured, one here); each
+handler also wakes the spinning thread twice (after taking the request, after the callback),
+and the pool hop costs a thread switch even for a 0.2 ms callback. (While a callback runs, the
+MultiThreadedExecutor does not spin: the pending-handler loop is a per-request cost.)
 
 :class:`CallbackGroupExecutor` keeps rclpy's wait logic (``wait_for_ready_callbacks``) and
 changes only how a ready callback is run:
@@ -16,9 +19,10 @@ changes only how a ready callback is run:
   started with the executor's first callback of it), so a long callback there (an IK solve)
   never delays the others; every other callback runs inline in the spinning thread, as in
   ``SingleThreadedExecutor``. With ``worker_groups=None`` every callback group gets a thread;
-- a handler is never put in the executor's task list, so nothing is yielded twice and nothing
-  spins; the spinning thread is woken once per worker callback, when it ends and its group can
-  take the next one (inline callbacks wake nothing: the wait set is rebuilt after them anyway);
+- a handler is never put in the executor's task list, so nothing is yielded twice; the spinning
+  thread is woken once per worker callback, when it ends and its group can take the next one
+  (inline callbacks wake nothing: the wait set is rebuilt after them anyway), and it hands an
+  idle worker the GIL at once (:meth:`_GroupWorker.submit`);
 - coroutine callbacks and waitables (which may await) and tasks made with ``create_task`` keep
   rclpy's own handling (run inline, resumed by the spinning thread).
 
