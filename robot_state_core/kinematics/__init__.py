@@ -60,6 +60,7 @@ from robot_state_core.kinematics.configuration_space import (
     integrate,
     joint_motion,
     joint_positions_from_motion,
+    multi_dof_joint_motion,
 )
 from robot_state_core.kinematics.forward import (
     compose_link_poses,
@@ -104,6 +105,7 @@ __all__ = [
     'link_pose',
     'local_joint_frames',
     'local_joint_transforms',
+    'multi_dof_joint_motion',
     'plan',
     'point_jacobian_columns',
     'update_forward_kinematics',

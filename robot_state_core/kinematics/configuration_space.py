@@ -16,6 +16,7 @@ from robot_state_core._typing import (
     as_finite_float,
     FloatArray,
 )
+from robot_state_core.description.joint_motion import multi_dof_motion
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.kinematics.plan import broadcast_batch, check_configuration, plan
@@ -41,6 +42,29 @@ def joint_motion(model: RobotModel, joint: int, X_PC: FloatArray) -> FloatArray:
     """
     out: FloatArray = np.asarray(np.linalg.solve(model.joint_origins[joint], X_PC),
                                  dtype=np.float64)
+    return out
+
+
+def multi_dof_joint_motion(model: RobotModel, joint: int, q: FloatArray) -> FloatArray:
+    """``X_FM`` ``(4, 4)`` of a PLANAR, FLOATING or RPY_FLOATING joint from its variables.
+
+    MoveIt's ``JointModel::computeTransform``: the joint-motion kernel
+    (:func:`~robot_state_core.description.joint_motion.multi_dof_motion`) on the joint's slice
+    of ``q``, as FK evaluates it (the plane basis of a planar joint from the plan).
+
+    Args:
+        model: The robot model.
+        joint: Index of a multi-DOF joint.
+        q: ``(nq,)`` joint positions (checked by the caller).
+    """
+    t = model.joint_types[joint]
+    start = int(model.joint_q_start[joint])
+    qj = q[start:start + int(model.joint_nq[joint])]
+    basis = None
+    if t is JointType.PLANAR:
+        p = plan(model)
+        basis = p.planar_basis[int(np.flatnonzero(p.planar == joint)[0])]
+    out: FloatArray = multi_dof_motion(t, qj, basis)
     return out
 
 
