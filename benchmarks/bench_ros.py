@@ -673,7 +673,11 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
         'Ours is the CLI process as it is at the commit in the Machine table (when this was '
         'written: the TF path on a SingleThreadedExecutor driven by `spin_once(timeout_sec='
         "0.05)` in the CLI's status loop, `sys.setswitchinterval(0.25 ms)`, robot_markers at "
-        '2 Hz); the relay is a plain `rclpy.spin`. All of it is part of what is measured.',
+        "2 Hz; /tf published as serialized bytes (`ros/tf_wire.py`: the middleware's own "
+        'serialization of each frame list, stamps and numbers written in place), JointStates '
+        'already queued behind the one the executor hands over taken in the same wake-up); '
+        'the relay is a plain `rclpy.spin` publishing a reused TFMessage object with fresh '
+        'stamps. All of it is part of what is measured.',
     ]
     if 'relay-mt' in TF_TOOLS:
         section.notes.append(
