@@ -78,6 +78,7 @@ from robot_state_core.kinematics.forward import (
 from robot_state_core.kinematics.jacobian import (
     apply_mimic_rates,
     fold_mimic_columns,
+    forward_kinematics_and_jacobian,
     jacobian,
     jacobian_in_frame,
     point_jacobian_columns,
@@ -96,6 +97,7 @@ __all__ = [
     'fixed_frame_poses',
     'fold_mimic_columns',
     'forward_kinematics',
+    'forward_kinematics_and_jacobian',
     'forward_kinematics_soa',
     'integrate',
     'jacobian',

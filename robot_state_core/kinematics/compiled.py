@@ -396,3 +396,51 @@ def fold_mimic(J: Any, mimic: Any) -> None:  # pragma: no cover - compiled
             J[r, int(mimic[i, 1])] += mimic[i, 2] * J[r, int(mimic[i, 0])]
         for i in range(mimic.shape[0]):
             J[r, int(mimic[i, 0])] = 0.0
+
+
+@_jit
+def fold_mimic_copy(J: Any, mimic: Any, out: Any) -> None:  # pragma: no cover - compiled
+    """``out = J`` with the mimic columns folded (:func:`fold_mimic`): ``(R, nv)`` each.
+
+    The copy and the fold in one call (the single Jacobian's ``fold_mimic_columns``).
+    """
+    for r in range(J.shape[0]):
+        for c in range(J.shape[1]):
+            out[r, c] = J[r, c]
+    fold_mimic(out, mimic)
+
+
+# ---------------------------------------------------------------------------- FK + Jacobian
+
+
+@_jit
+def forward_jacobian_one(q: Any, joints: Any, coefficients: Any, motions: Any, X_WL: Any,
+                         link: int, columns: Any, frames: Any, mimic: Any,
+                         J: Any) -> bool:  # pragma: no cover - compiled
+    """FK, the Jacobian of a link's origin and the mimic fold of one configuration, one call.
+
+    :func:`forward_one`, then :func:`jacobian_into` at the origin of ``link`` (as
+    :func:`point_jacobian_one`), then :func:`fold_mimic`: the same code as those three calls,
+    so the same bits, without two crossings into numba.
+
+    Args:
+        q: ``(nq,)`` joint positions.
+        joints: The FK plan's joint table (:func:`forward_one`'s).
+        coefficients: The FK plan's motion polynomials (:func:`forward_one`'s).
+        motions: ``(K, 4, 4)`` the multi-DOF joint motions of ``q``.
+        X_WL: ``(L, 4, 4)`` receives the link poses.
+        link: The link whose origin's Jacobian is wanted.
+        columns: ``(k, 4)`` the link's columns (:func:`point_jacobian`'s).
+        frames: ``(k, 4, 3)`` the link's column frames (:func:`point_jacobian`'s).
+        mimic: ``(m, 3)`` the fold table (:func:`fold_mimic`'s); ``(0, 3)`` not to fold.
+        J: ``(6, nv)`` zeros; receives the Jacobian.
+
+    Returns:
+        Whether ``q`` is finite (:func:`forward_one`'s test); the outputs are meaningless
+        when not.
+    """
+    finite = forward_one(q, joints, coefficients, motions, X_WL)
+    jacobian_into(X_WL.reshape((1, X_WL.shape[0], 4, 4)), 0, link, 0.0, 0.0, 0.0, columns,
+                  frames, J.reshape((1, J.shape[0], J.shape[1])))
+    fold_mimic(J, mimic)
+    return finite

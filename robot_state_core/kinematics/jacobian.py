@@ -15,12 +15,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robot_state_core._typing import (
+    all_finite,
     FloatArray,
     IntArray,
 )
 from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
 from robot_state_core.kinematics.forward import (
     kernel_rows,
+    multi_dof_motions,
     NO_MOTION,
     run_forward,
     run_forward_one,
@@ -113,6 +115,85 @@ def jacobian(model: RobotModel, q: ArrayLike, link: str | int, point_L: ArrayLik
 
 _ORIGIN_ROW = np.zeros((1, 3))
 # The point argument for the link origin (writable: one kernel signature).
+_NO_MIMIC = np.zeros((0, 3))
+# The fold table that folds nothing (writable: one kernel signature).
+_FK_AND_JACOBIAN = 'forward_kinematics_and_jacobian'
+
+
+def forward_kinematics_and_jacobian(model: RobotModel, q: ArrayLike, link: str | int, *,
+                                    fold_mimic: bool = True) -> tuple[FloatArray, FloatArray]:
+    """Link poses and the Jacobian of a link's origin, from one forward pass.
+
+    The analogue of Pinocchio's ``computeJointJacobians`` / ``computeFrameJacobian`` (which
+    run their own forward pass). One configuration is one compiled call
+    (:func:`~robot_state_core.kinematics.compiled.forward_jacobian_one`: the FK kernel's
+    code, the Jacobian kernel's columns, the mimic fold), bitwise equal to
+    ``X_WL = forward_kinematics(model, q)``, ``J = jacobian(model, q, link, X_WL=X_WL)``,
+    ``fold_mimic_columns(model, J)``; a batch runs those functions.
+
+    Args:
+        model: The robot model.
+        q: ``(..., nq)`` joint positions.
+        link: Link name or index.
+        fold_mimic: Fold each mimic joint's column into its source's
+            (:func:`fold_mimic_columns`: the columns of the independent velocities); else
+            mimic joints keep their own column (as :func:`jacobian` returns them).
+
+    Returns:
+        ``(X_WL, J)``: ``X_WL`` ``(..., L, 4, 4)`` every link's pose in the model frame;
+        ``J`` ``(..., 6, nv)`` the Jacobian of the origin of ``link``, rows ``[linear;
+        angular]`` in the model frame.
+
+    Raises:
+        InvalidArgumentError: ``q`` is malformed or not finite.
+        UnknownNameError, InvalidIndexError, InvalidTypeError: Bad ``link``.
+    """
+    p = model.derived(build_plan)
+    if (type(q) is np.ndarray and q.dtype is FLOAT64 and q.shape == p.single_q_shape
+            and q.flags.carray and type(link) is str):
+        # A kernel-ready q (as forward_kinematics' fast path) and a known link name: the
+        # arguments go to the kernel as given, q's finiteness tested by it. An unknown name
+        # takes the general checks below (q's error first, as jacobian).
+        try:
+            li = model.link_index(link)
+        except RobotStateCoreError:
+            li = -1
+        if li >= 0:
+            return _forward_and_jacobian_one(model, p, q, li, NO_MOTION, fold_mimic)
+    qa, p = check_configuration(model, q, _FK_AND_JACOBIAN, finite=False)
+    li = check_link(model, link, _FK_AND_JACOBIAN)
+    if qa.ndim == 1:
+        q1 = qa if qa.flags.carray else np.array(qa, dtype=np.float64, order='C')
+        return _forward_and_jacobian_one(
+            model, p, q1, li, multi_dof_motions(p, q1[None])[0] if p.fk_multi_count
+            else NO_MOTION, fold_mimic)
+    if not all_finite(qa):
+        raise not_finite(_FK_AND_JACOBIAN)
+    rows = run_forward(p, kernel_rows(qa))
+    X_WL = rows.reshape(qa.shape[:-1] + rows.shape[1:])
+    J = jacobian(model, qa, li, X_WL=X_WL)
+    if fold_mimic and p.mimic_v.size:  # jacobian's new array, folded in place
+        (entries.fold_mimic or kernel_entry('fold_mimic'))(J.reshape(-1, model.nv),
+                                                             p.mimic_table)
+    return X_WL, J
+
+
+def _forward_and_jacobian_one(model: RobotModel, p: KinematicsPlan, q: FloatArray, link: int,
+                              motions: FloatArray,
+                              fold_mimic: bool) -> tuple[FloatArray, FloatArray]:
+    """:func:`forward_kinematics_and_jacobian` of one kernel-ready ``q`` ``(nq,)`` and link.
+
+    Raises:
+        InvalidArgumentError: ``q`` contains NaN or inf.
+    """
+    X_WL = np.empty(p.pose_shape)
+    J = np.zeros(p.jacobian_shape)
+    c = p.link_columns.get(link) or link_columns(model, p, link)
+    if not (entries.forward_jacobian_one or kernel_entry('forward_jacobian_one'))(
+            q, p.fk_joints, p.fk_coefficients, motions, X_WL, link, c.columns, c.frames,
+            p.mimic_table if fold_mimic else _NO_MIMIC, J):
+        raise not_finite(_FK_AND_JACOBIAN)
+    return X_WL, J
 
 
 def _fast_single_jacobian(model: RobotModel, p: KinematicsPlan, q: FloatArray, link: str,

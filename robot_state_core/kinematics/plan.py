@@ -160,12 +160,13 @@ class KernelEntries:
     bound.
     """
 
-    __slots__ = ('fold_mimic', 'forward_one', 'point_jacobian_one')
+    __slots__ = ('fold_mimic', 'forward_jacobian_one', 'forward_one', 'point_jacobian_one')
 
     def __init__(self) -> None:
         self.forward_one: Any = None
         self.point_jacobian_one: Any = None
         self.fold_mimic: Any = None
+        self.forward_jacobian_one: Any = None
 
 
 entries = KernelEntries()
