@@ -60,6 +60,54 @@ def test_jacobian_matches_pinocchio(robot: str, tips: list[str]) -> None:
             np.testing.assert_allclose(ours[:, columns], theirs, rtol=0, atol=PIN_TOL)
 
 
+@pytest.mark.parametrize(('robot', 'tips'), [
+    ('panda', ['panda_hand_tcp', 'panda_leftfinger', 'panda_rightfinger']),
+    ('ur5', ['tool0', 'wrist_2_link']),
+    ('talos', ['gripper_left_base_link', 'right_sole_link']),
+])
+def test_forward_kinematics_and_jacobian_match_pinocchio(robot: str, tips: list[str]) -> None:
+    """The one-call FK + Jacobian (issue 12) against Pinocchio to 1e-12, mimic folded.
+
+    Poses of every link vs ``framesForwardKinematics``; the Jacobian vs
+    ``computeFrameJacobian(..., LOCAL_WORLD_ALIGNED)`` on the independent velocities (Pinocchio
+    with mimic joints has no column for them; ours folds them into their source and zeroes
+    their own column).
+    """
+    pin = pytest.importorskip('pinocchio')
+    r = robot_corpus.test_robot(robot)
+    model = RobotModel.from_urdf_file(r.urdf_path, package_map=r.package_map)
+    pm, with_mimic = pinocchio_oracle.load(r.urdf_path)
+    data = pm.createData()
+    bodies = [(f, model.link_index(fr.name)) for f, fr in enumerate(pm.frames)
+              if fr.type == pin.FrameType.BODY]
+    columns = []  # our velocity index for each Pinocchio velocity index
+    for i in range(1, pm.njoints):
+        if 'Mimic' in pm.joints[i].shortname():
+            continue
+        j = model.joint_index(pm.names[i])
+        columns += list(range(int(model.joint_v_start[j]),
+                              int(model.joint_v_start[j] + model.joint_nv[j])))
+    assert len(columns) == pm.nv
+    mimic_v = kin.plan(model).mimic_v
+    assert (robot == 'panda') == (mimic_v.size > 0) and with_mimic
+    rng = np.random.default_rng(12)
+    worst_x = worst_j = 0.0
+    for _ in range(10):
+        q = pinocchio_oracle.random_q(model, rng)
+        qp = pinocchio_oracle.to_pinocchio_q(model, pm, q)
+        pin.framesForwardKinematics(pm, data, qp)
+        for tip in tips:
+            X, J = kin.forward_kinematics_and_jacobian(model, q, tip)
+            for f, li in bodies:
+                worst_x = max(worst_x, float(np.abs(X[li] - data.oMf[f].homogeneous).max()))
+            theirs = pin.computeFrameJacobian(pm, data, qp, pm.getFrameId(tip),
+                                              pin.LOCAL_WORLD_ALIGNED)
+            worst_j = max(worst_j, float(np.abs(J[:, columns] - theirs).max()))
+            assert not J[:, mimic_v].any()
+    assert worst_x <= 1e-12
+    assert worst_j <= 1e-12
+
+
 def _fd_jacobian(model: RobotModel, q: np.ndarray, link: str, point: np.ndarray) -> np.ndarray:
     """Central differences along each velocity direction (through integrate)."""
     li = model.link_index(link)

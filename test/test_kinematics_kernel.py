@@ -27,7 +27,12 @@ import pytest
 import robot_corpus
 
 from robot_state_core import kinematics as kin
-from robot_state_core.errors import InvalidArgumentError, UnknownNameError
+from robot_state_core.errors import (
+    InvalidArgumentError,
+    InvalidIndexError,
+    InvalidTypeError,
+    UnknownNameError,
+)
 from robot_state_core.io.default_robot import default_robot_urdf_path
 from robot_state_core.kinematics.plan import compiled_kernels, entries
 from robot_state_core.model.robot_model import RobotModel
@@ -114,6 +119,7 @@ def test_each_kernel_compiles_one_signature() -> None:
         kin.local_joint_transforms(model, q)
         kin.jacobian(model, q, model.link_count - 1)
         kin.jacobian(model, q, model.link_count - 1, (0.0, 0.1, 0.0))
+        kin.forward_kinematics_and_jacobian(model, q, model.link_count - 1)
     X_PC = kin.local_joint_transforms(model, Q)
     kin.compose_link_poses(model, X_PC[:, ::-1][:, ::-1])  # a non-contiguous view
     kin.point_jacobian_columns(rng.normal(size=(4, 3)), rng.normal(size=(2, 4, 3)),
@@ -122,7 +128,7 @@ def test_each_kernel_compiles_one_signature() -> None:
     kin.fold_mimic_columns(model, kin.jacobian(model, Q, model.link_count - 1))
     kin.fold_mimic_columns(model, kin.jacobian(model, Q[0], model.link_count - 1).tolist())
     for name in ('forward', 'forward_one', 'local_transforms', 'compose', 'point_jacobian',
-                 'point_jacobian_one', 'jacobian_columns', 'fold_mimic'):
+                 'point_jacobian_one', 'jacobian_columns', 'fold_mimic', 'forward_jacobian_one'):
         signatures = getattr(kernels, name).signatures
         assert len(signatures) == 1, f'{name} compiled {len(signatures)} signatures'
 
@@ -264,6 +270,75 @@ def test_single_configuration_fast_paths_keep_the_checks() -> None:
     with pytest.raises(InvalidArgumentError, match=r'X_WL must have shape'):
         kin.jacobian(model, q, tip, X_WL=X[:-1].copy())
     assert np.array_equal(kin.jacobian(model, q, tip, X_WL=np.asfortranarray(X)), J)
+
+
+@pytest.mark.parametrize('name', ROBOTS)
+def test_forward_kinematics_and_jacobian_is_the_three_calls(name: str) -> None:
+    """The one-call FK + Jacobian is bitwise ``forward_kinematics``, ``jacobian``, the fold.
+
+    Every link (the root's Jacobian is all zeros), folded or not, from kernel-ready and other
+    ``q`` (lists, read-only, strided: the general single path; all_joint_types and
+    default_robot have multi-DOF joints, so never the fast path); a batch equals the single
+    calls.
+    """
+    model = _model(name)
+    rng = np.random.default_rng(13)
+    Q = np.stack([pinocchio_oracle.random_q(model, rng) for _ in range(3)])
+    read_only = Q[1].copy()
+    read_only.setflags(write=False)
+    links = range(model.link_count) if model.link_count <= 16 else range(0, model.link_count, 7)
+    for fold in (True, False):
+        for li in links:
+            X_b, J_b = kin.forward_kinematics_and_jacobian(model, Q[None], li, fold_mimic=fold)
+            assert X_b.shape == (1, 3, model.link_count, 4, 4)
+            assert J_b.shape == (1, 3, 6, model.nv)
+            for n, q in ((0, Q[0]), (1, read_only), (2, np.asfortranarray(Q)[2]),
+                         (2, Q[2].tolist())):
+                X, J = kin.forward_kinematics_and_jacobian(model, q, model.link_names[li],
+                                                           fold_mimic=fold)
+                X3 = kin.forward_kinematics(model, q)
+                J3 = kin.jacobian(model, q, li, X_WL=X3)
+                if fold:
+                    J3 = kin.fold_mimic_columns(model, J3)
+                assert np.array_equal(X, X3) and np.array_equal(J, J3), (li, fold)
+                assert np.abs(X_b[0, n] - X).max() <= SAME
+                assert np.abs(J_b[0, n] - J).max() <= SAME
+    assert len(compiled_kernels().forward_jacobian_one.signatures) == 1
+
+
+def test_forward_kinematics_and_jacobian_refuses_bad_input() -> None:
+    """Bad ``q`` or link: ``jacobian``'s typed errors, ``q``'s first, on both paths."""
+    model = _model('panda')
+    q = np.asarray(model.default_positions, dtype=np.float64).copy()
+    tip = 'panda_hand_tcp'
+    kin.forward_kinematics_and_jacobian(model, q, tip)  # binds the entry point
+    bad = q.copy()
+    for value in (np.nan, np.inf, -np.inf):
+        bad[3] = value
+        for arg in (bad, bad.tolist(), bad[None]):
+            for link in (tip, model.link_index(tip), 'no_such_link'):
+                with pytest.raises(InvalidArgumentError, match=r'q contains NaN or inf'):
+                    kin.forward_kinematics_and_jacobian(model, arg, link)
+                with pytest.raises(InvalidArgumentError, match=r'q contains NaN or inf'):
+                    kin.jacobian(model, arg, link)
+    for arg in (q, q.tolist(), q[None]):
+        with pytest.raises(UnknownNameError, match='no_such_link'):
+            kin.forward_kinematics_and_jacobian(model, arg, 'no_such_link')
+        with pytest.raises(InvalidIndexError):
+            kin.forward_kinematics_and_jacobian(model, arg, model.link_count)
+        with pytest.raises(InvalidIndexError):
+            kin.forward_kinematics_and_jacobian(model, arg, -1)
+        with pytest.raises(InvalidTypeError):
+            kin.forward_kinematics_and_jacobian(model, arg, 2.0)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match=r'q must have shape'):
+        kin.forward_kinematics_and_jacobian(model, q[:-1].copy(), tip)
+    with pytest.raises(InvalidArgumentError, match=r'q is not numeric'):
+        kin.forward_kinematics_and_jacobian(model, ['a'] * model.nq, tip)
+    floating = _model('all_joint_types')  # multi-DOF: the general single path
+    q_f = np.asarray(floating.default_positions, dtype=np.float64).copy()
+    q_f[0] = np.nan
+    with pytest.raises(InvalidArgumentError, match=r'q contains NaN or inf'):
+        kin.forward_kinematics_and_jacobian(floating, q_f, floating.link_count - 1)
 
 
 def test_large_outputs_reuse_only_memory_no_caller_references(

@@ -15,7 +15,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robot_state_core._typing import (
-    all_finite,
     FloatArray,
     IntArray,
 )
@@ -160,15 +159,13 @@ def forward_kinematics_and_jacobian(model: RobotModel, q: ArrayLike, link: str |
             li = -1
         if li >= 0:
             return _forward_and_jacobian_one(model, p, q, li, NO_MOTION, fold_mimic)
-    qa, p = check_configuration(model, q, _FK_AND_JACOBIAN, finite=False)
+    qa, p = check_configuration(model, q, _FK_AND_JACOBIAN)
     li = check_link(model, link, _FK_AND_JACOBIAN)
     if qa.ndim == 1:
         q1 = qa if qa.flags.carray else np.array(qa, dtype=np.float64, order='C')
         return _forward_and_jacobian_one(
             model, p, q1, li, multi_dof_motions(p, q1[None])[0] if p.fk_multi_count
             else NO_MOTION, fold_mimic)
-    if not all_finite(qa):
-        raise not_finite(_FK_AND_JACOBIAN)
     rows = run_forward(p, kernel_rows(qa))
     X_WL = rows.reshape(qa.shape[:-1] + rows.shape[1:])
     J = jacobian(model, qa, li, X_WL=X_WL)
