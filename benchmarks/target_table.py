@@ -14,7 +14,7 @@ Figure names per key (what the modules put in ``Target.figures``):
 | key | figures |
 |---|---|
 | ``fk`` | ``ours_s``, ``ffk_s`` (Pinocchio fFK alone), ``readout_s`` (fFK + readout) |
-| ``fk_jacobian`` | ``ours_s``, ``peer_s`` (Pinocchio fFK + computeFrameJacobian) |
+| ``fk_jacobian`` | ``ours_s`` (one call), ``peer_s`` (fFK + cFJ), ``three_calls_s`` (optional) |
 | ``fk_batch`` | ``ours_rate``, ``pin_rate`` (configs/s; Pinocchio fFK in a Python loop) |
 | ``ik`` | ``ours_s``, ``peer_s`` (medians), ``ours_success``, ``peer_success`` (fractions) |
 | ``self_collision`` | ``ours_s``, ``peer_s`` (coal via Pinocchio), ``best_s`` (best broad phase) |
@@ -107,11 +107,17 @@ def _fk(f: Mapping[str, float]) -> Judgement:
 
 
 def _fk_jacobian(f: Mapping[str, float]) -> Judgement:
-    ours = f['ours_s']
+    ours = f['ours_s']  # the one-call API; the three calls are reported beside it
     met = ours <= 5e-6
-    return Judgement(f'{fmt_us(ours)} µs',
-                     f'fFK + computeFrameJacobian {fmt_us(f["peer_s"])} µs',
-                     (('ours', ours * 1e6, 'µs'), ('vs fFK + cFJ', ours / f['peer_s'], '×')),
+    ratios: tuple[tuple[str, float, str], ...] = (
+        ('ours', ours * 1e6, 'µs'), ('vs fFK + cFJ', ours / f['peer_s'], '×'))
+    measured = f'{fmt_us(ours)} µs (one call)'
+    if 'three_calls_s' in f:
+        three = f['three_calls_s']
+        ratios += (('three calls', three * 1e6, 'µs'),
+                   ('three calls vs fFK + cFJ', three / f['peer_s'], '×'))
+        measured += f'; three calls {fmt_us(three)} µs'
+    return Judgement(measured, f'fFK + computeFrameJacobian {fmt_us(f["peer_s"])} µs', ratios,
                      met, '' if met else f'{fmt_us(ours)} µs > 5 µs')
 
 
