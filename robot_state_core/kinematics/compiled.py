@@ -398,18 +398,6 @@ def fold_mimic(J: Any, mimic: Any) -> None:  # pragma: no cover - compiled
             J[r, int(mimic[i, 0])] = 0.0
 
 
-@_jit
-def fold_mimic_copy(J: Any, mimic: Any, out: Any) -> None:  # pragma: no cover - compiled
-    """``out = J`` with the mimic columns folded (:func:`fold_mimic`): ``(R, nv)`` each.
-
-    The copy and the fold in one call (the single Jacobian's ``fold_mimic_columns``).
-    """
-    for r in range(J.shape[0]):
-        for c in range(J.shape[1]):
-            out[r, c] = J[r, c]
-    fold_mimic(out, mimic)
-
-
 # ---------------------------------------------------------------------------- FK + Jacobian
 
 

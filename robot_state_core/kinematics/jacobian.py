@@ -149,45 +149,49 @@ def forward_kinematics_and_jacobian(model: RobotModel, q: ArrayLike, link: str |
     """
     p = model.derived(build_plan)
     if (type(q) is np.ndarray and q.dtype is FLOAT64 and q.shape == p.single_q_shape
-            and q.flags.carray and type(link) is str):
+            and q.flags.carray and type(link) is str
+            and (c := p.named_link_columns.get(link) or named_link_columns(model, p, link))):
         # A kernel-ready q (as forward_kinematics' fast path) and a known link name: the
         # arguments go to the kernel as given, q's finiteness tested by it. An unknown name
         # takes the general checks below (q's error first, as jacobian).
-        try:
-            li = model.link_index(link)
-        except RobotStateCoreError:
-            li = -1
-        if li >= 0:
-            return _forward_and_jacobian_one(model, p, q, li, NO_MOTION, fold_mimic)
+        X_WL = np.empty(p.pose_shape)
+        J = np.zeros(p.jacobian_shape)
+        if (entries.forward_jacobian_one or kernel_entry('forward_jacobian_one'))(
+                q, p.fk_joints, p.fk_coefficients, NO_MOTION, X_WL, c.link, c.columns,
+                c.frames, p.mimic_table if fold_mimic else _NO_MIMIC, J):
+            return X_WL, J
+        raise not_finite(_FK_AND_JACOBIAN)
     qa, p = check_configuration(model, q, _FK_AND_JACOBIAN)
     li = check_link(model, link, _FK_AND_JACOBIAN)
     if qa.ndim == 1:
         q1 = qa if qa.flags.carray else np.array(qa, dtype=np.float64, order='C')
         return _forward_and_jacobian_one(
-            model, p, q1, li, multi_dof_motions(p, q1[None])[0] if p.fk_multi_count
-            else NO_MOTION, fold_mimic)
+            q1, p, link_columns(model, p, li), multi_dof_motions(p, q1[None])[0]
+            if p.fk_multi_count else NO_MOTION, fold_mimic)
     rows = run_forward(p, kernel_rows(qa))
-    X_WL = rows.reshape(qa.shape[:-1] + rows.shape[1:])
-    J = jacobian(model, qa, li, X_WL=X_WL)
+    X_batch = rows.reshape(qa.shape[:-1] + rows.shape[1:])
+    J_batch = jacobian(model, qa, li, X_WL=X_batch)
     if fold_mimic and p.mimic_v.size:  # jacobian's new array, folded in place
-        (entries.fold_mimic or kernel_entry('fold_mimic'))(J.reshape(-1, model.nv),
+        (entries.fold_mimic or kernel_entry('fold_mimic'))(J_batch.reshape(-1, model.nv),
                                                              p.mimic_table)
-    return X_WL, J
+    return X_batch, J_batch
 
 
-def _forward_and_jacobian_one(model: RobotModel, p: KinematicsPlan, q: FloatArray, link: int,
+def _forward_and_jacobian_one(q: FloatArray, p: KinematicsPlan, c: LinkColumns,
                               motions: FloatArray,
                               fold_mimic: bool) -> tuple[FloatArray, FloatArray]:
-    """:func:`forward_kinematics_and_jacobian` of one kernel-ready ``q`` ``(nq,)`` and link.
+    """:func:`forward_kinematics_and_jacobian` of a checked ``q`` ``(nq,)`` (C-contiguous).
+
+    The fast path's kernel call for the general single path (``motions`` ``(K, 4, 4)`` of
+    ``q``'s multi-DOF joints; ``c`` the link's tables).
 
     Raises:
         InvalidArgumentError: ``q`` contains NaN or inf.
     """
     X_WL = np.empty(p.pose_shape)
     J = np.zeros(p.jacobian_shape)
-    c = p.link_columns.get(link) or link_columns(model, p, link)
     if not (entries.forward_jacobian_one or kernel_entry('forward_jacobian_one'))(
-            q, p.fk_joints, p.fk_coefficients, motions, X_WL, link, c.columns, c.frames,
+            q, p.fk_joints, p.fk_coefficients, motions, X_WL, c.link, c.columns, c.frames,
             p.mimic_table if fold_mimic else _NO_MIMIC, J):
         raise not_finite(_FK_AND_JACOBIAN)
     return X_WL, J
@@ -204,10 +208,10 @@ def _fast_single_jacobian(model: RobotModel, p: KinematicsPlan, q: FloatArray, l
     Raises:
         InvalidArgumentError: ``q`` contains NaN or inf.
     """
-    try:
-        li = model.link_index(link)
-    except RobotStateCoreError:
+    c = p.named_link_columns.get(link) or named_link_columns(model, p, link)
+    if c is None:
         return None
+    li = c.link
     if X_WL is None:
         X_WL = np.empty(p.pose_shape)
         (entries.forward_one or kernel_entry('forward_one'))(
@@ -215,7 +219,6 @@ def _fast_single_jacobian(model: RobotModel, p: KinematicsPlan, q: FloatArray, l
     elif not (type(X_WL) is np.ndarray and X_WL.dtype is FLOAT64
               and X_WL.shape == p.pose_shape and X_WL.flags.carray):
         return None
-    c = p.link_columns.get(li) or link_columns(model, p, li)
     J = np.zeros(p.jacobian_shape)
     if not (entries.point_jacobian_one or kernel_entry('point_jacobian_one'))(
             q, X_WL, li, 0.0, 0.0, 0.0, c.columns, c.frames, J):
@@ -319,10 +322,27 @@ def link_columns(model: RobotModel, p: KinematicsPlan, link: int) -> LinkColumns
         frames[in_f, 1:] = np.asarray(model.joint_origins)[joints[in_f], :3, :3]
         columns = np.stack([cols, p.child[joints], np.where(in_f, p.parent[joints], -1),
                             ~p.v_rotational[cols]], axis=1).astype(np.intp)
-        cached = LinkColumns(np.ascontiguousarray(columns), frames)
+        cached = LinkColumns(np.ascontiguousarray(columns), frames, link)
         if len(cache) >= LINK_COLUMNS_CACHE_SIZE:  # O(depth) each: bounded, so a sweep
             cache.clear()  # over every link of a long chain cannot grow O(L²) memory
         cache[link] = cached
+    return cached
+
+
+def named_link_columns(model: RobotModel, p: KinematicsPlan, link: str) -> LinkColumns | None:
+    """:func:`link_columns` of a link name (cached by name in the plan); ``None`` if unknown.
+
+    The fast paths' lookup: ``p.named_link_columns.get(name) or named_link_columns(...)``.
+    """
+    try:
+        index = model.link_index(link)
+    except RobotStateCoreError:
+        return None
+    cached = link_columns(model, p, index)
+    cache = p.named_link_columns
+    if len(cache) >= LINK_COLUMNS_CACHE_SIZE:  # bounded, as link_columns' cache
+        cache.clear()
+    cache[link] = cached
     return cached
 
 

@@ -48,6 +48,7 @@ class LinkColumns:
     # rotation and the 1-DOF frame), parent link if expressed in the joint frame F (else -1),
     # 1 if translational
     frames: FloatArray  # (k, 4, 3): axis in the column's frame, then R_PJ (rows) for F
+    link: int  # the link's index
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,10 @@ class KinematicsPlan:
     '''Jacobian structure per link, filled on first use (bounded, see
     ``LINK_COLUMNS_CACHE_SIZE``): the only mutable part, a cache of pure functions of the
     model.'''
+    named_link_columns: dict[str, LinkColumns] = field(default_factory=dict, compare=False,
+                                                       repr=False)
+    '''The same per link name, for the single-configuration fast paths (one dict lookup for
+    the name's index and its tables); filled and bounded likewise.'''
 
 
 _compiled: ModuleType | None = None
