@@ -112,20 +112,24 @@ def product_row(p0: float, p1: float, p2: float, p3: float, L0: Any, L1: Any,
 
 
 @_inline
-def compose_into(X_WL: Any, n: int, parent: int, child: int, L0: Any, L1: Any,
+def compose_into(X_WL: Any, parent: int, child: int, L0: Any, L1: Any,
                  L2: Any) -> None:  # pragma: no cover - compiled
-    """``X_WL[n, child] = X_WL[n, parent] @ X_PC`` (``X_PC``'s top rows ``L0, L1, L2``)."""
+    """``X_WL[child] = X_WL[parent] @ X_PC`` (``X_PC``'s top rows ``L0, L1, L2``).
+
+    ``X_WL`` ``(L, 4, 4)``: one configuration's poses (the batch kernels pass ``X_WL[n]``, a
+    view: no reshape).
+    """
     for r in range(3):
-        row = product_row(X_WL[n, parent, r, 0], X_WL[n, parent, r, 1], X_WL[n, parent, r, 2],
-                          X_WL[n, parent, r, 3], L0, L1, L2)
-        X_WL[n, child, r, 0] = row[0]
-        X_WL[n, child, r, 1] = row[1]
-        X_WL[n, child, r, 2] = row[2]
-        X_WL[n, child, r, 3] = row[3]
-    X_WL[n, child, 3, 0] = 0.0
-    X_WL[n, child, 3, 1] = 0.0
-    X_WL[n, child, 3, 2] = 0.0
-    X_WL[n, child, 3, 3] = 1.0
+        row = product_row(X_WL[parent, r, 0], X_WL[parent, r, 1], X_WL[parent, r, 2],
+                          X_WL[parent, r, 3], L0, L1, L2)
+        X_WL[child, r, 0] = row[0]
+        X_WL[child, r, 1] = row[1]
+        X_WL[child, r, 2] = row[2]
+        X_WL[child, r, 3] = row[3]
+    X_WL[child, 3, 0] = 0.0
+    X_WL[child, 3, 1] = 0.0
+    X_WL[child, 3, 2] = 0.0
+    X_WL[child, 3, 3] = 1.0
 
 
 @_jit
@@ -139,11 +143,11 @@ def store(X: Any, n: int, j: int, L0: Any, L1: Any, L2: Any) -> None:  # pragma:
 
 
 @_jit
-def set_root(X_WL: Any, n: int) -> None:  # pragma: no cover - compiled
-    """The root link (0) is the model frame: ``X_WL[n, 0] = I``."""
+def set_root(X_WL: Any) -> None:  # pragma: no cover - compiled
+    """The root link (0) is the model frame: ``X_WL[0] = I`` (``X_WL`` ``(L, 4, 4)``)."""
     for r in range(4):
         for c in range(4):
-            X_WL[n, 0, r, c] = 1.0 if r == c else 0.0
+            X_WL[0, r, c] = 1.0 if r == c else 0.0
 
 
 @_jit
@@ -162,12 +166,13 @@ def forward(Q: Any, joints: Any, coefficients: Any, motions: Any, X_PC: Any,
     for n in range(Q.shape[0]):
         q = Q[n]
         M = motions[min(n, last_motion)]
-        set_root(X_WL, n)
+        X = X_WL[n]
+        set_root(X)
         for j in range(joints.shape[0]):
             L0, L1, L2 = local_rows(q, joints, coefficients, M, j)
             if keep:
                 store(X_PC, n, j, L0, L1, L2)
-            compose_into(X_WL, n, joints[j, 3], joints[j, 4], L0, L1, L2)
+            compose_into(X, joints[j, 3], joints[j, 4], L0, L1, L2)
 
 
 @_jit
@@ -184,11 +189,10 @@ def forward_one(q: Any, joints: Any, coefficients: Any, motions: Any,
         Whether ``q`` is finite (the sum of its values is: NaN and inf propagate), the
         caller's one finiteness test; ``X_WL`` is meaningless when not.
     """
-    X = X_WL.reshape((1, X_WL.shape[0], 4, 4))
-    set_root(X, 0)
+    set_root(X_WL)
     for j in range(joints.shape[0]):
         L0, L1, L2 = local_rows(q, joints, coefficients, motions, j)
-        compose_into(X, 0, joints[j, 3], joints[j, 4], L0, L1, L2)
+        compose_into(X_WL, joints[j, 3], joints[j, 4], L0, L1, L2)
     total = 0.0
     for i in range(q.shape[0]):
         total += q[i]
@@ -237,10 +241,11 @@ def local_frames(q: Any, joints: Any, coefficients: Any, motions: Any, selected:
 def compose(joints: Any, X_PC: Any, X_WL: Any) -> None:  # pragma: no cover - compiled
     """Link poses ``X_WL`` ``(N, L, 4, 4)`` from given local transforms ``(N, J, 4, 4)``."""
     for n in range(X_PC.shape[0]):
-        set_root(X_WL, n)
+        X = X_WL[n]
+        set_root(X)
         for j in range(joints.shape[0]):
             L = X_PC[n, j]
-            compose_into(X_WL, n, joints[j, 3], joints[j, 4],
+            compose_into(X, joints[j, 3], joints[j, 4],
                          (L[0, 0], L[0, 1], L[0, 2], L[0, 3]),
                          (L[1, 0], L[1, 1], L[1, 2], L[1, 3]),
                          (L[2, 0], L[2, 1], L[2, 2], L[2, 3]))
@@ -288,20 +293,22 @@ def jacobian_columns(axis: Any, lever: Any, prismatic: Any, out: Any) -> None:  
 
 
 @_inline
-def jacobian_into(X_WL: Any, n: int, link: int, x0: float, x1: float, x2: float, columns: Any,
+def jacobian_into(X_WL: Any, link: int, x0: float, x1: float, x2: float, columns: Any,
                   frames: Any, out: Any) -> None:  # pragma: no cover - compiled
-    """The columns of :func:`point_jacobian` for configuration ``n`` into ``out[n]``.
+    """The columns of :func:`point_jacobian` for one configuration into ``out``.
 
-    Row style (scalar reads of the poses and tables, no per-column array views), every column
-    from :func:`column_rows`; the point ``(x0, x1, x2)`` in the link frame.
+    ``X_WL`` ``(L, 4, 4)``, ``out`` ``(width, nv)`` (the batch kernel passes ``X_WL[n]``,
+    ``out[n]``: views, no reshape). Row style (scalar reads of the poses and tables, no
+    per-column array views), every column from :func:`column_rows`; the point ``(x0, x1,
+    x2)`` in the link frame.
     """
-    p0 = (X_WL[n, link, 0, 3] + X_WL[n, link, 0, 0] * x0 + X_WL[n, link, 0, 1] * x1
-          + X_WL[n, link, 0, 2] * x2)
-    p1 = (X_WL[n, link, 1, 3] + X_WL[n, link, 1, 0] * x0 + X_WL[n, link, 1, 1] * x1
-          + X_WL[n, link, 1, 2] * x2)
-    p2 = (X_WL[n, link, 2, 3] + X_WL[n, link, 2, 0] * x0 + X_WL[n, link, 2, 1] * x1
-          + X_WL[n, link, 2, 2] * x2)
-    angular = out.shape[1] == 6
+    p0 = (X_WL[link, 0, 3] + X_WL[link, 0, 0] * x0 + X_WL[link, 0, 1] * x1
+          + X_WL[link, 0, 2] * x2)
+    p1 = (X_WL[link, 1, 3] + X_WL[link, 1, 0] * x0 + X_WL[link, 1, 1] * x1
+          + X_WL[link, 1, 2] * x2)
+    p2 = (X_WL[link, 2, 3] + X_WL[link, 2, 0] * x0 + X_WL[link, 2, 1] * x1
+          + X_WL[link, 2, 2] * x2)
+    angular = out.shape[0] == 6
     for i in range(columns.shape[0]):
         c = columns[i, 1]
         f = columns[i, 2]
@@ -313,19 +320,19 @@ def jacobian_into(X_WL: Any, n: int, link: int, x0: float, x1: float, x2: float,
         else:
             f = c
         col = column_rows(
-            X_WL[n, f, 0, 0] * x + X_WL[n, f, 0, 1] * y + X_WL[n, f, 0, 2] * z,
-            X_WL[n, f, 1, 0] * x + X_WL[n, f, 1, 1] * y + X_WL[n, f, 1, 2] * z,
-            X_WL[n, f, 2, 0] * x + X_WL[n, f, 2, 1] * y + X_WL[n, f, 2, 2] * z,
-            p0 - X_WL[n, c, 0, 3], p1 - X_WL[n, c, 1, 3], p2 - X_WL[n, c, 2, 3],
+            X_WL[f, 0, 0] * x + X_WL[f, 0, 1] * y + X_WL[f, 0, 2] * z,
+            X_WL[f, 1, 0] * x + X_WL[f, 1, 1] * y + X_WL[f, 1, 2] * z,
+            X_WL[f, 2, 0] * x + X_WL[f, 2, 1] * y + X_WL[f, 2, 2] * z,
+            p0 - X_WL[c, 0, 3], p1 - X_WL[c, 1, 3], p2 - X_WL[c, 2, 3],
             columns[i, 3] != 0)
         v = columns[i, 0]
-        out[n, 0, v] = col[0]
-        out[n, 1, v] = col[1]
-        out[n, 2, v] = col[2]
+        out[0, v] = col[0]
+        out[1, v] = col[1]
+        out[2, v] = col[2]
         if angular:
-            out[n, 3, v] = col[3]
-            out[n, 4, v] = col[4]
-            out[n, 5, v] = col[5]
+            out[3, v] = col[3]
+            out[4, v] = col[4]
+            out[5, v] = col[5]
 
 
 @_jit
@@ -346,8 +353,8 @@ def point_jacobian(X_WL: Any, link: int, point_L: Any, columns: Any, frames: Any
     last_point = point_L.shape[0] - 1
     for n in range(X_WL.shape[0]):
         m = min(n, last_point)
-        jacobian_into(X_WL, n, link, point_L[m, 0], point_L[m, 1], point_L[m, 2], columns,
-                      frames, out)
+        jacobian_into(X_WL[n], link, point_L[m, 0], point_L[m, 1], point_L[m, 2], columns,
+                      frames, out[n])
 
 
 @_jit
@@ -372,8 +379,7 @@ def point_jacobian_one(q: Any, X_WL: Any, link: int, x0: float, x1: float, x2: f
     Returns:
         Whether ``q`` is finite (as :func:`forward_one`'s).
     """
-    jacobian_into(X_WL.reshape((1, X_WL.shape[0], 4, 4)), 0, link, x0, x1, x2, columns, frames,
-                  out.reshape((1, out.shape[0], out.shape[1])))
+    jacobian_into(X_WL, link, x0, x1, x2, columns, frames, out)
     total = 0.0
     for i in range(q.shape[0]):
         total += q[i]
@@ -428,7 +434,6 @@ def forward_jacobian_one(q: Any, joints: Any, coefficients: Any, motions: Any, X
         when not.
     """
     finite = forward_one(q, joints, coefficients, motions, X_WL)
-    jacobian_into(X_WL.reshape((1, X_WL.shape[0], 4, 4)), 0, link, 0.0, 0.0, 0.0, columns,
-                  frames, J.reshape((1, J.shape[0], J.shape[1])))
+    jacobian_into(X_WL, link, 0.0, 0.0, 0.0, columns, frames, J)
     fold_mimic(J, mimic)
     return finite
