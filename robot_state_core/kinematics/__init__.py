@@ -37,7 +37,11 @@ user cache directory):
 * Jacobian columns: ``compiled.jacobian_column``, called by the Jacobian kernel
   ``compiled.point_jacobian`` (:func:`jacobian`, ``RobotState.get_jacobian``, IK's iteration
   Jacobian through :func:`~.jacobian.link_jacobians`) and by ``compiled.jacobian_columns``
-  (:func:`point_jacobian_columns`).
+  (:func:`point_jacobian_columns`);
+* FK + Jacobian of one configuration (:func:`forward_kinematics_and_jacobian`):
+  ``compiled.forward_jacobian_one``, one compiled call running ``forward_one``'s FK, the
+  Jacobian kernel's per-configuration code and the mimic fold ``compiled.fold_mimic``
+  (:func:`fold_mimic_columns`), so bitwise those three calls' result.
 
 A single configuration is the batch of one: the single and the batched FK run the same
 compiled per-configuration code (``forward`` over configurations, ``forward_one`` for one), so

@@ -19,14 +19,16 @@ One source of the joint math: the kernels contain none of their own.
   :func:`product_row`, the same product that composes link poses (:func:`compose_into`).
 
 Every kernel writes into caller-provided arrays: ``(N, ...)`` batches of configurations. The
-single configuration has its own entry points (:func:`forward_one`, :func:`point_jacobian_one`:
-no batch axes, fewer arrays to pass) that run the batch kernels' per-configuration code
-(:func:`local_rows`, :func:`compose_into`, :func:`jacobian_into`), so both give bitwise the
-same results. The per-joint functions are inlined into the kernels' loops (``_inline``: a call
-per joint returning 12 values through memory cost half the batched FK). Inputs must be
-C-contiguous float64/intp arrays of fixed kinds (see :mod:`.forward`), so each kernel compiles
-one signature only (and :class:`~robot_state_core.kinematics.plan.KernelEntries` can call it
-without numba's per-call typing).
+single configuration has its own entry points (:func:`forward_one`, :func:`point_jacobian_one`,
+and :func:`forward_jacobian_one` for both plus the mimic fold: no batch axes, fewer arrays to
+pass) that run the batch kernels' per-configuration code (:func:`local_rows`,
+:func:`compose_into`, :func:`jacobian_into` on one configuration's arrays; the batch kernels
+pass views ``X_WL[n]``), so both give bitwise the same results. The per-joint functions are
+inlined into the kernels' loops (``_inline``: a call per joint returning 12 values through
+memory cost half the batched FK). Inputs must be C-contiguous float64/intp arrays of fixed
+kinds (see :mod:`.forward`), so each kernel compiles one signature only (and
+:class:`~robot_state_core.kinematics.plan.KernelEntries` can call it without numba's per-call
+typing).
 """
 
 from __future__ import annotations

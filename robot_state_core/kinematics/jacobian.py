@@ -4,6 +4,9 @@ One kernel: :func:`jacobian` runs :func:`robot_state_core.kinematics.compiled.po
 on the link's tables (:func:`link_columns`); its columns and :func:`point_jacobian_columns`'
 come from the one column function
 :func:`robot_state_core.kinematics.compiled.jacobian_column`.
+:func:`forward_kinematics_and_jacobian` runs FK, that Jacobian code and the mimic fold of one
+configuration in one compiled call
+(:func:`robot_state_core.kinematics.compiled.forward_jacobian_one`).
 
 Rows ``[linear (3); angular (3)]`` (MoveIt's layout) in the model frame; see
 :mod:`robot_state_core.kinematics` for the velocity-variable conventions.
