@@ -339,6 +339,12 @@ def test_forward_kinematics_and_jacobian_refuses_bad_input() -> None:
     q_f[0] = np.nan
     with pytest.raises(InvalidArgumentError, match=r'q contains NaN or inf'):
         kin.forward_kinematics_and_jacobian(floating, q_f, floating.link_count - 1)
+    q_f = np.asarray(floating.default_positions, dtype=np.float64).copy()
+    quat = kin.plan(floating).floating_q[0, 3:]
+    q_f[quat] = 0.0  # a degenerate quaternion (decisions.md H1), single and batched
+    for arg in (q_f, q_f[None]):
+        with pytest.raises(InvalidArgumentError, match=r"FLOATING joint 'float'"):
+            kin.forward_kinematics_and_jacobian(floating, arg, floating.link_count - 1)
 
 
 def test_large_outputs_reuse_only_memory_no_caller_references(
