@@ -51,28 +51,29 @@ def local_rows(q: Any, joints: Any, coefficients: Any, motions: Any,
     ``joints[j]``: kind (0 fixed, 1 revolute/continuous, 2 multi-DOF, 3 prismatic), q index,
     motion slot, parent link, child link. ``coefficients`` ``(J, 4, 3, 4)``: the top rows of
     the motion polynomial ``X_PC = B0 + sin θ B1 + (1 - cos θ) B2 + θ B3`` (``B0 = X_PJ``;
-    the plan's kinds say which terms vanish: ``B3 = 0`` for rotations, ``B1 = B2 = 0`` and
+    the plan's kinds say which terms vanish: ``B3 = 0`` and the translation columns of
+    ``B1, B2`` for rotations (about an axis through the joint origin), ``B1 = B2 = 0`` and
     only ``B3``'s translation column nonzero for prismatic joints); multi-DOF joints give
     ``X_PJ @ motions[slot]`` (``motions`` ``(K, 4, 4)``).
     """
     B = coefficients
     kind = joints[j, 0]
-    if kind == 1:  # revolute, continuous: B3 = 0
+    if kind == 1:  # revolute, continuous: B3 = 0, and B1, B2 rotate only (zero translations)
         t = q[joints[j, 1]]
         s = math.sin(t)
         c1 = 1.0 - math.cos(t)
         return ((B[j, 0, 0, 0] + s * B[j, 1, 0, 0] + c1 * B[j, 2, 0, 0],
                  B[j, 0, 0, 1] + s * B[j, 1, 0, 1] + c1 * B[j, 2, 0, 1],
                  B[j, 0, 0, 2] + s * B[j, 1, 0, 2] + c1 * B[j, 2, 0, 2],
-                 B[j, 0, 0, 3] + s * B[j, 1, 0, 3] + c1 * B[j, 2, 0, 3]),
+                 B[j, 0, 0, 3]),
                 (B[j, 0, 1, 0] + s * B[j, 1, 1, 0] + c1 * B[j, 2, 1, 0],
                  B[j, 0, 1, 1] + s * B[j, 1, 1, 1] + c1 * B[j, 2, 1, 1],
                  B[j, 0, 1, 2] + s * B[j, 1, 1, 2] + c1 * B[j, 2, 1, 2],
-                 B[j, 0, 1, 3] + s * B[j, 1, 1, 3] + c1 * B[j, 2, 1, 3]),
+                 B[j, 0, 1, 3]),
                 (B[j, 0, 2, 0] + s * B[j, 1, 2, 0] + c1 * B[j, 2, 2, 0],
                  B[j, 0, 2, 1] + s * B[j, 1, 2, 1] + c1 * B[j, 2, 2, 1],
                  B[j, 0, 2, 2] + s * B[j, 1, 2, 2] + c1 * B[j, 2, 2, 2],
-                 B[j, 0, 2, 3] + s * B[j, 1, 2, 3] + c1 * B[j, 2, 2, 3]))
+                 B[j, 0, 2, 3]))
     if kind == 3:  # prismatic: B1 = B2 = 0, only the translation moves (no sin/cos)
         t = q[joints[j, 1]]
         return ((B[j, 0, 0, 0], B[j, 0, 0, 1], B[j, 0, 0, 2],
