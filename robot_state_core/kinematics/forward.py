@@ -133,12 +133,13 @@ def pose_output(shape: tuple[int, ...]) -> FloatArray:
         return buffer.reshape(shape)
 
 
-PARALLEL_MIN_COMPOSITIONS = 2**18
-'''Batches of at least this many joint compositions (configurations × joints, ~8 ms of kernel
+PARALLEL_MIN_COMPOSITIONS = 2**16
+'''Batches of at least this many joint compositions (configurations × joints, ~2.5 ms of kernel
 time) run the FK kernel on row chunks in parallel threads (it releases the GIL); smaller ones
-run on the calling thread. Measured on the shared 2-CPU machine (benchmarks, N = 10 000):
-threads gained on Talos (59 joints, 590 k compositions: 1.6-1.9× → 2.0× Pinocchio's loop) and
-lost on the Panda (12 joints, 120 k: 2.8-3.9× → 2.4-3.3×).'''
+run on the calling thread. Measured on the shared 2-CPU machine, N = 10 000: Talos (59 joints,
+590 k compositions) gained under any load (1.6-1.9× → 2.0× Pinocchio's loop); the Panda (12
+joints, 120 k) gains 1.7× with the second CPU idle (serial 1.9-2.1 M → 3.4-3.5 M configs/s)
+and loses 0-7 % when another process keeps it busy.'''
 
 
 def _usable_cpus() -> int:
