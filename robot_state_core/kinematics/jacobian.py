@@ -157,13 +157,7 @@ def forward_kinematics_and_jacobian(model: RobotModel, q: ArrayLike, link: str |
         # A kernel-ready q (as forward_kinematics' fast path) and a known link name: the
         # arguments go to the kernel as given, q's finiteness tested by it. An unknown name
         # takes the general checks below (q's error first, as jacobian).
-        X_WL = np.empty(p.pose_shape)
-        J = np.zeros(p.jacobian_shape)
-        if (entries.forward_jacobian_one or kernel_entry('forward_jacobian_one'))(
-                q, p.fk_joints, p.fk_coefficients, NO_MOTION, X_WL, c.link, c.columns,
-                c.frames, p.mimic_table if fold_mimic else _NO_MIMIC, J):
-            return X_WL, J
-        raise not_finite(_FK_AND_JACOBIAN)
+        return _forward_and_jacobian_one(q, p, c, NO_MOTION, fold_mimic)
     qa, p = check_configuration(model, q, _FK_AND_JACOBIAN)
     li = check_link(model, link, _FK_AND_JACOBIAN)
     if qa.ndim == 1:
@@ -185,7 +179,7 @@ def _forward_and_jacobian_one(q: FloatArray, p: KinematicsPlan, c: LinkColumns,
                               fold_mimic: bool) -> tuple[FloatArray, FloatArray]:
     """:func:`forward_kinematics_and_jacobian` of a checked ``q`` ``(nq,)`` (C-contiguous).
 
-    The fast path's kernel call for the general single path (``motions`` ``(K, 4, 4)`` of
+    The one kernel call of both single-configuration paths (``motions`` ``(K, 4, 4)`` of
     ``q``'s multi-DOF joints; ``c`` the link's tables).
 
     Raises:
