@@ -722,7 +722,7 @@ def pose_error(X: np.ndarray, pose: dict[str, Any]) -> tuple[float, float]:
             _rotation_error(quat_xyzw_from_rotation(X[:3, :3]), pose['orientation_xyzw']))
 
 
-_STATUS = re.compile(r'(compute_ik|compute_fk) (\d+)x mean ([\d.]+) ms')
+_STATUS = re.compile(r'(compute_ik|compute_fk) (\d+)x p50 ([\d.]+) ms(?: \(solver ([\d.]+) ms\))?')
 
 
 def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress: Progress,
@@ -736,7 +736,8 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
     state = default_robot_state()
     state.set_to_default_values(IK_GROUP, IK_STATE)
     model = state.robot_model
-    targets, solve_s = ik_targets(SERVICE_WARMUP_CALLS + calls)
+    targets, solve_s, after_gap = ik_targets(SERVICE_WARMUP_CALLS + calls,
+                                             IDLE_GAP_SOLVES[settings.quick])
     solve_p50 = float(np.median(solve_s[SERVICE_WARMUP_CALLS:]))
     progress.step(f'services    {len(targets)} distinct compute_ik targets; in-process solve_ik '
                   f'of the same requests: p50 {fmt_ms(solve_p50)} ms')
@@ -782,11 +783,15 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
         data = json.loads(output.read_text(encoding='utf-8'))
         total = {name: len(d['rtt_s']) + data['warmup'] for name, d in data['services'].items()}
         server_ms: dict[str, float] = {}
+        solver_ms: float | None = None
         try:  # the next status line that counts every call (printed once per second)
             line = ours.wait_for_line(
                 lambda s: all(f'{svc} {total[f"ours {svc}"]}x' in s
                               for svc in ('compute_ik', 'compute_fk')), 10.0)
-            server_ms = {m[0]: float(m[2]) for m in _STATUS.findall(line)}
+            found = _STATUS.findall(line)
+            server_ms = {m[0]: float(m[2]) for m in found}
+            solver_ms = next((float(m[3]) for m in found if m[0] == 'compute_ik' and m[3]),
+                             None)
         except RuntimeError as exc:
             section.notes.append(f'server-side times unavailable: {exc}')
     summary = {name: rtt_summary(d['rtt_s']) for name, d in data['services'].items()}
@@ -808,22 +813,34 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
                   fmt_ms(float(np.mean(solve_s[SERVICE_WARMUP_CALLS:]))),
                   f'{len(solve_s) - SERVICE_WARMUP_CALLS} requests', '')
         budget = ik_empty[0] + solve_p50 + IK_OVERHEAD_MS * 1e-3
+        figures = {'ours_s': ik_ours[0], 'empty_s': ik_empty[0], 'solve_s': solve_p50,
+                   'budget_s': budget}
+        server_text = ''
+        if solver_ms is not None:
+            figures['server_solve_s'] = solver_ms * 1e-3
+            server_text = (f'; with the solve as timed inside our server (p50 '
+                           f'{solver_ms:.2f} ms): overhead '
+                           f'{fmt_ms(ik_ours[0] - ik_empty[0] - solver_ms * 1e-3)} ms')
+        judged = budget if solver_ms is None else \
+            ik_empty[0] + solver_ms * 1e-3 + IK_OVERHEAD_MS * 1e-3
         section.targets.append(Target(
             'compute_ik round trip',
-            f'default robot, distinct targets: ours p50 ≤ empty p50 + solve p50 + '
-            f'{IK_OVERHEAD_MS:g} ms',
-            f'{fmt_ms(ik_ours[0])} ms vs {fmt_ms(ik_empty[0])} + {fmt_ms(solve_p50)} + '
-            f'{IK_OVERHEAD_MS:g} = {fmt_ms(budget)} ms (overhead '
-            f'{fmt_ms(ik_ours[0] - ik_empty[0] - solve_p50)} ms)',
-            ik_ours[0] <= budget, key='compute_ik',
-            figures={'ours_s': ik_ours[0], 'empty_s': ik_empty[0], 'solve_s': solve_p50,
-                     'budget_s': budget}))
+            f'default robot, distinct targets: ours p50 ≤ empty p50 + solve p50 (as timed '
+            f'inside our server) + {IK_OVERHEAD_MS:g} ms',
+            f'{fmt_ms(ik_ours[0])} ms; solve back to back in process: {fmt_ms(ik_empty[0])} + '
+            f'{fmt_ms(solve_p50)} + {IK_OVERHEAD_MS:g} = {fmt_ms(budget)} ms (overhead '
+            f'{fmt_ms(ik_ours[0] - ik_empty[0] - solve_p50)} ms){server_text}',
+            ik_ours[0] <= judged, key='compute_ik', figures=figures))
     if server_ms:
         section.notes.append(
-            'Server-side time per call reported by our node (its status line: mean over every '
-            'call including warm-up, 0.1 ms resolution) vs the mean round trip: ' + ', '.join(
-                f'`{k}` {v:.1f} ms vs {fmt_ms(summary[f"ours {k}"][3])} ms'
-                for k, v in server_ms.items()) + '.')
+            'Server-side time per call reported by our node (its status line: median of every '
+            'call including warm-up) vs the median round trip: ' + ', '.join(
+                f'`{k}` {v:.2f} ms vs {fmt_ms(summary[f"ours {k}"][0])} ms'
+                for k, v in server_ms.items())
+            + (f"; of compute_ik's, the `solve_ik` call alone: {solver_ms:.2f} ms (the same "
+               f'solves took {fmt_ms(solve_p50)} ms back to back in the benchmark process: a '
+               'request finds the CPU idle, its caches cold)' if solver_ms is not None else '')
+            + '.')
     check = data.get('check', {})
     checks = []
     if 'fk_pose' in check:
@@ -845,15 +862,41 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
     section.notes.append('Every call of a round is issued after the previous one completed '
                          '(no concurrency); the round order rotates so that no service always '
                          'follows the same one.')
+    if after_gap:
+        gaps = Table(['idle before each call', 'solve_ik p50 ms', 'vs back to back'],
+                     title=f'The same solves in the benchmark process after an idle gap '
+                           f'(first {IDLE_GAP_SOLVES[settings.quick]} requests; a sleep before '
+                           'each call)')
+        base = after_gap.get(0.0) or 1.0
+        for gap, p50 in after_gap.items():
+            gaps.add('none (back to back)' if gap == 0 else f'{gap * 1e3:g} ms', fmt_ms(p50),
+                     fmt_ratio(p50 / base))
+        gaps.notes.append(
+            'Why the judged budget takes the solve as timed inside our server: a service '
+            'request finds the CPU idle (in this benchmark the client spends ~5 ms on the other '
+            'services between two compute_ik calls), and the same computation then takes '
+            'longer than back to back; the empty-service floor is measured under the same '
+            'condition. Both framings are in the target row.')
+        section.tables.append(gaps)
     return section
 
 
-def ik_targets(count: int) -> tuple[list[dict[str, Any]], np.ndarray]:
+#: Idle gaps [s] before each in-process solve of the idle-gap table (0: back to back).
+IDLE_GAPS_S = (0.0, 0.0005, 0.002, 0.005)
+#: Requests solved per idle gap.
+IDLE_GAP_SOLVES = {False: 100, True: 20}
+
+
+def ik_targets(count: int, gap_solves: int = 0
+               ) -> tuple[list[dict[str, Any]], np.ndarray, dict[float, float]]:
     """``count`` distinct reachable targets and the in-process solve time of each [s].
 
     Targets are FK at ``IK_TIP`` of random ``IK_GROUP`` states (seeded); each is then solved
     with ``solve_ik`` exactly as the server solves a request without collision checking (the
-    default state as seed, the group's default timeout), timed with ``perf_counter``.
+    default state as seed, the group's default timeout), timed with ``perf_counter``, back to
+    back. The first ``gap_solves`` requests are then solved again after each idle gap of
+    :data:`IDLE_GAPS_S` (a sleep before each call, as a server's request finds the CPU idle):
+    the third value is ``{gap [s]: p50 solve time [s]}``.
     """
     from robot_state_core.ik.solver import solve_ik
     from robot_state_core.ik.types import IKRequest
@@ -865,6 +908,7 @@ def ik_targets(count: int) -> tuple[list[dict[str, Any]], np.ndarray]:
     seed = np.array(state.positions)
     frame = model.model_frame
     targets: list[dict[str, Any]] = []
+    requests = []
     times = np.empty(count)
     for i in range(count):
         state.set_to_random_positions(IK_GROUP, rng)
@@ -873,11 +917,22 @@ def ik_targets(count: int) -> tuple[list[dict[str, Any]], np.ndarray]:
                         'orientation_xyzw': quat_xyzw_from_rotation(X[:3, :3]).tolist()})
         request = IKRequest(group=IK_GROUP, targets=(X,), tip_links=(IK_TIP,), seed=seed,
                             timeout=None)
+        requests.append(request)
         t0 = time.perf_counter()
         solve_ik(model, request)
         times[i] = time.perf_counter() - t0
         state.set_variable_positions(seed)
-    return targets, times
+    after_gap: dict[float, float] = {}
+    for gap in IDLE_GAPS_S if gap_solves else ():
+        samples = []
+        for request in requests[:gap_solves]:
+            if gap:
+                time.sleep(gap)
+            t0 = time.perf_counter()
+            solve_ik(model, request)
+            samples.append(time.perf_counter() - t0)
+        after_gap[gap] = float(np.median(samples))
+    return targets, times, after_gap
 
 
 _RSP_SNIPPET = ('import sys; from robot_state_core.ros.main import state_publisher_main; '

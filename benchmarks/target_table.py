@@ -9,7 +9,8 @@ the ratio in every framing the issue asks for, and the verdict (met / **MISSED**
 each figure over the runs and a last column gives the spread: min–max of every ratio and each
 run's verdict, with the rows missed in any run flagged.
 
-Figure names per key (what the modules put in ``Target.figures``):
+Figure names per key (what the modules put in ``Target.figures``; compute_ik's ``solve_s`` is
+the in-process back-to-back solve, the optional ``server_solve_s`` the solve inside our server):
 
 | key | figures |
 |---|---|
@@ -22,7 +23,7 @@ Figure names per key (what the modules put in ``Target.figures``):
 | ``distance`` | ``ours_s``, ``peer_s`` (coal, same pruning), ``peer_all_s`` (coal, all pairs) |
 | ``tf_latency`` | ``ours_s``, ``peer_s`` (p50s), ``backlog_ok``, ``disturbed`` (0/1) |
 | ``node_start`` | ``warm_s``, ``cold_s`` |
-| ``compute_ik`` | ``ours_s``, ``empty_s``, ``solve_s``, ``budget_s`` (p50s) |
+| ``compute_ik`` | ``ours_s``, ``empty_s``, ``solve_s``, ``budget_s``, ``server_solve_s`` (p50s) |
 | ``memory`` | ``bytes`` (deep size), optionally ``bytes_after_fk`` |
 | ``ik_first_call`` | ``first_s``, ``next_s`` |
 """
@@ -195,14 +196,32 @@ def _node_start(f: Mapping[str, float]) -> Judgement:
 
 
 def _compute_ik(f: Mapping[str, float]) -> Judgement:
-    ours, budget = f['ours_s'], f['budget_s']
-    overhead_ms = (ours - f['empty_s'] - f['solve_s']) * 1e3
+    """The compute_ik budget: empty floor + solve + 0.3 ms.
+
+    Judged with the solve as timed inside our server when known (the solve the round trip
+    contains: a request finds the CPU idle, as the empty-service floor's does); the in-process
+    back-to-back solve is the second framing (bench_ros.py: the idle-gap table).
+    """
+    ours, empty, solve = f['ours_s'], f['empty_s'], f['solve_s']
+    allowance = IK_OVERHEAD_MS * 1e-3
+    server = f.get('server_solve_s')
+    ratios: list[tuple[str, float, str]] = []
+    if server is not None:
+        budget = empty + server + allowance
+        peer = (f'empty service {fmt_ms(empty)} + solve {fmt_ms(server)} (timed inside our '
+                f'server) + {IK_OVERHEAD_MS:g} = {fmt_ms(budget)} ms; with the solve back to '
+                f'back in process ({fmt_ms(solve)} ms): {fmt_ms(empty + solve + allowance)} ms')
+        ratios += [('ours / budget', ours / budget, '×'),
+                   ('overhead', (ours - empty - server) * 1e3, 'ms')]
+    else:
+        budget = f['budget_s']
+        peer = (f'empty service {fmt_ms(empty)} + solve {fmt_ms(solve)} + '
+                f'{IK_OVERHEAD_MS:g} = {fmt_ms(budget)} ms')
+    ratios += [('ours / budget, solve back to back', ours / (empty + solve + allowance), '×'),
+               ('overhead, solve back to back', (ours - empty - solve) * 1e3, 'ms')]
     met = ours <= budget
-    return Judgement(f'p50 {fmt_ms(ours)} ms',
-                     f'empty service {fmt_ms(f["empty_s"])} + solve {fmt_ms(f["solve_s"])} + '
-                     f'{IK_OVERHEAD_MS:g} = {fmt_ms(budget)} ms',
-                     (('ours / budget', ours / budget, '×'), ('overhead', overhead_ms, 'ms')),
-                     met, '' if met else f'{fmt_ms(ours - budget)} ms over the budget')
+    return Judgement(f'p50 {fmt_ms(ours)} ms', peer, tuple(ratios), met,
+                     '' if met else f'{fmt_ms(ours - budget)} ms over the budget')
 
 
 def _memory(f: Mapping[str, float]) -> Judgement:

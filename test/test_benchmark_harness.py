@@ -65,7 +65,12 @@ FIGURES: dict[str, list[tuple[str, dict[str, float]]]] = {
                               'disturbed': 0.0})],  # 1.14×: met
     'node_start': [('rsp', {'warm_s': 0.88, 'cold_s': 4.0})],  # met
     'compute_ik': [('default robot', {'ours_s': 4.95e-3, 'empty_s': 2.13e-3,
-                                      'solve_s': 0.98e-3, 'budget_s': 3.41e-3})],  # missed
+                                      'solve_s': 0.98e-3, 'budget_s': 3.41e-3}),  # missed
+                   # judged with the solve timed in the server (2.05 ms budget): met, though
+                   # 1.11x the budget with the back-to-back solve
+                   ('server-timed solve', {'ours_s': 2.0e-3, 'empty_s': 1.3e-3,
+                                           'solve_s': 0.2e-3, 'budget_s': 1.8e-3,
+                                           'server_solve_s': 0.45e-3})],
     'memory': [('RobotState, Talos', {'bytes': 12_345.0, 'bytes_after_fk': 40_000.0})],
     'ik_first_call': [('Panda', {'first_s': 0.2, 'next_s': 0.001})],
 }
@@ -78,6 +83,7 @@ EXPECTED = {  # (key, case) -> verdict cell prefix
     ('self_collision', 'Panda'): '**MISSED**', ('world_boxes', 'Panda'): '**MISSED**',
     ('distance', 'Panda'): 'met', ('tf_latency', 'Talos'): 'met',
     ('node_start', 'rsp'): 'met', ('compute_ik', 'default robot'): '**MISSED**',
+    ('compute_ik', 'server-timed solve'): 'met',
     ('memory', 'RobotState, Talos'): 'reported', ('ik_first_call', 'Panda'): 'reported',
 }
 

@@ -21,7 +21,7 @@ import robot_corpus
 
 from robot_state_core import kinematics as kin
 from robot_state_core.ik import solver as ik
-from robot_state_core.ik.types import IKOptions
+from robot_state_core.ik.types import IKOptions, IKRequest
 from robot_state_core.io.default_robot import (
     default_robot_srdf_path,
     default_robot_urdf_path,
@@ -294,3 +294,33 @@ def test_compiled_set_up_matches_numpy_set_up(models: dict[str, RobotModel], rob
     if k.wrap_z.size:
         assert np.all(np.abs(a.base_z[0, k.wrap_z]) <= math.pi)
     assert np.all(a.base_z >= k.z_lower) and np.all(a.base_z <= k.z_upper)
+
+
+def test_a_reused_workspace_follows_a_moving_base(models: dict[str, RobotModel]) -> None:
+    """The base's motion is computed again when the base moved, not when it did not.
+
+    The default robot's arm group leaves the planar base out of the problem: a request reuses
+    the thread's workspace and its base motion while the base variables are unchanged. Every
+    solution is checked by FK at its own base pose (a stale base motion would miss).
+    """
+    model = models['default']
+    base = [i for i, name in enumerate(model.variable_names) if name.startswith('base_joint/')]
+    assert len(base) == 3
+    rng = np.random.default_rng(17)
+    tip = model.link_index('tool0')
+    for pose in ([0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [1.5, -0.7, 2.0], [1.5, -0.7, 2.0],
+                 [-3.0, 0.2, -1.0], [0.0, 0.0, 0.0]):
+        seed = np.array(model.default_positions)
+        seed[base] = pose
+        _, entry, _ = ik._resolve(model, 'arm', ['tool0'], 1, False)
+        assert entry is not None
+        q = seed.copy()
+        q[entry.kernel.q_active] = _random_rows(model, entry.kernel, rng, 1)[0]
+        X = kin.forward_kinematics(model, q)[tip]
+        result = ik.solve_ik(model, IKRequest(group='arm', targets=(X,), tip_links=('tool0',),
+                                              seed=seed))
+        assert result.success, result.message
+        np.testing.assert_array_equal(result.q[base], pose)
+        X_found = kin.forward_kinematics(model, result.q)[tip]
+        assert np.linalg.norm(X_found[:3, 3] - X[:3, 3]) < 1e-5
+        assert rotation_angle(X_found[:3, :3].T @ X[:3, :3]) < 1e-4

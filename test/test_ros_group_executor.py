@@ -239,3 +239,57 @@ def test_standalone_server_answers_fk_while_ik_solves(ros, tmp_path) -> None:
         assert ik_future.result().error_code.val == MoveItErrorCodes.NO_IK_SOLUTION
     finally:
         assert child.stop() == 0
+
+
+def test_a_worker_group_service_is_waited_for_and_answered_by_its_worker(ros, probe) -> None:
+    """The spinning thread never handles the worker's requests: no handler is made for them."""
+    node, spinner = probe
+    node.release.set()
+    slow = _client(ros, 'slow')
+    handled: list[Any] = []
+    make_handler = spinner.executor._make_handler
+
+    def counting(entity: Any, *args: Any) -> Any:
+        handled.append(entity)
+        return make_handler(entity, *args)
+
+    spinner.executor._make_handler = counting  # type: ignore[method-assign]
+    for _ in range(10):
+        future = slow.call_async(Trigger.Request())
+        ros.spin_until(future.done, CALL_TIMEOUT, 'slow')
+        assert future.result().success
+    assert not handled, 'the spinning thread took a request of a worker-group service'
+    assert len(node.threads['slow']) == 1 and spinner.ident not in node.threads['slow']
+    assert node.max_running == 1
+    assert spinner.error is None
+
+
+def test_worker_services_follow_nodes_and_services_that_come_and_go(ros, probe) -> None:
+    """A node added while spinning, and a service destroyed and made again, are served."""
+    node, spinner = probe
+    other = Node('group_executor_late', context=ros.context)
+    answered_on: list[int] = []
+
+    def late(request: Any, response: Any) -> Any:
+        answered_on.append(threading.get_ident())
+        response.success = True
+        return response
+
+    try:
+        service = other.create_service(Trigger, 'late', late, callback_group=node.slow_group)
+        spinner.executor.add_node(other)
+        client = _client(ros, 'late')
+        for round_ in range(2):
+            future = client.call_async(Trigger.Request())
+            ros.spin_until(future.done, CALL_TIMEOUT, f'late (round {round_})')
+            assert future.result().success
+            if round_ == 0:  # destroy it while the worker waits on it; make it again
+                other.destroy_service(service)
+                service = other.create_service(Trigger, 'late', late,
+                                               callback_group=node.slow_group)
+                ros.wait_for_service(client)
+        assert len(set(answered_on)) == 1 and spinner.ident not in answered_on
+        assert spinner.error is None
+    finally:
+        spinner.executor.remove_node(other)
+        other.destroy_node()

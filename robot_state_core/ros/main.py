@@ -182,6 +182,7 @@ def _spin_node(node_factory: Any, name: str, args: list[str] | None) -> int:
     if not _init_ros(name, args, stop):
         return 1
     nodes: list[Node] = []
+    executor: Executor | None = None
     try:
         try:
             nodes.append(node_factory())
@@ -190,8 +191,7 @@ def _spin_node(node_factory: Any, name: str, args: list[str] | None) -> int:
             return 1
         # the service node's long callbacks (IK) on a worker thread: FK/validity never wait
         workers = tuple(getattr(nodes[0], 'worker_callback_groups', ()))
-        executor: Executor = CallbackGroupExecutor(workers) if workers else \
-            SingleThreadedExecutor()
+        executor = CallbackGroupExecutor(workers) if workers else SingleThreadedExecutor()
         executor.add_node(nodes[0])
         _spin_until_stopped(executor, stop)
     except (KeyboardInterrupt, ExternalShutdownException):
@@ -200,18 +200,24 @@ def _spin_node(node_factory: Any, name: str, args: list[str] | None) -> int:
         if rclpy.ok() and not stop.requested:
             raise  # a real failure; a Ctrl-C inside an rcl call is a normal stop
     finally:
-        _tear_down(nodes)
+        _tear_down(nodes, executor)
     return 0
 
 
-def _tear_down(nodes: Sequence[Node], service_thread: _ServiceThread | None = None) -> None:
-    """Stop the service thread, destroy the nodes, shut rclpy down: every step, whatever lands.
+def _tear_down(nodes: Sequence[Node], spinner: _ServiceThread | Executor | None = None) -> None:
+    """Stop the spinning, destroy the nodes, shut rclpy down: every step, whatever lands.
+
+    ``spinner`` is the executor or service thread to stop first (its worker threads with it).
 
     A step that fails does not skip the others (a participant left alive leaves shared memory
     behind); the first real error is raised once every step ran. A KeyboardInterrupt (only
     possible outside the main thread's :class:`StopRequest`) is ignored.
     """
-    steps: list[Any] = [service_thread.stop] if service_thread is not None else []
+    steps: list[Any] = []
+    if isinstance(spinner, Executor):
+        steps.append(lambda: spinner.shutdown(timeout_sec=2.0))
+    elif spinner is not None:
+        steps.append(spinner.stop)
     steps += [node.destroy_node for node in reversed(nodes)]
     steps.append(rclpy.try_shutdown)
     error: Exception | None = None

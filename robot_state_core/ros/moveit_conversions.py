@@ -7,13 +7,16 @@ Anything else is a :class:`FrameError` (→ ``FRAME_TRANSFORM_FAILURE``).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+import math
 from typing import Any
 import weakref
 
 from geometry_msgs.msg import Pose, PoseStamped, Transform
 from moveit_msgs.msg import MoveItErrorCodes
+from moveit_msgs.msg import RobotState as RobotStateMsg
 import numpy as np
 from numpy.typing import NDArray
 from shape_msgs.msg import SolidPrimitive
@@ -34,6 +37,7 @@ from robot_state_core.scene.planning_scene import PlanningScene
 from robot_state_core.spatial.transforms import (
     check_quat_xyzw,
     FloatArray,
+    pose_from_xyz_quat_xyzw,
     quat_xyzw_from_rotation,
     rotation_from_quat_xyzw,
 )
@@ -59,21 +63,19 @@ def pose_to_matrix(pose: Pose, what: str = 'pose') -> FloatArray:
             (NaN/inf, norm outside ``[1e-12, 1e12]``,
             :func:`~robot_state_core.spatial.transforms.check_quat_xyzw`).
     """
-    o = pose.orientation
-    p = np.array([pose.position.x, pose.position.y, pose.position.z], dtype=np.float64)
-    if not np.isfinite(p).all():
-        raise InvalidArgumentError(f'{what}: the position {p.tolist()} is not finite')
-    q = check_quat_xyzw([o.x, o.y, o.z, o.w], what, 'the orientation')
-    X = np.eye(4)
-    X[:3, :3] = rotation_from_quat_xyzw(q)
-    X[:3, 3] = p
-    return X
+    o, p = pose.orientation, pose.position
+    xyz = [p.x, p.y, p.z]
+    if not (math.isfinite(xyz[0]) and math.isfinite(xyz[1]) and math.isfinite(xyz[2])):
+        raise InvalidArgumentError(f'{what}: the position {xyz} is not finite')
+    quat = [o.x, o.y, o.z, o.w]
+    check_quat_xyzw(quat, what, 'the orientation')
+    return pose_from_xyz_quat_xyzw(xyz, quat)
 
 
 def matrix_to_pose(X: FloatArray) -> Pose:
     """(4, 4) → ``geometry_msgs/Pose``."""
     pose = Pose()
-    pose.position.x, pose.position.y, pose.position.z = (float(v) for v in X[:3, 3])
+    pose.position.x, pose.position.y, pose.position.z = X[:3, 3].tolist()
     qx, qy, qz, qw = quat_xyzw_from_rotation(X[:3, :3]).tolist()
     pose.orientation.x, pose.orientation.y = qx, qy
     pose.orientation.z, pose.orientation.w = qz, qw
@@ -83,7 +85,7 @@ def matrix_to_pose(X: FloatArray) -> Pose:
 def matrix_to_transform(X: FloatArray) -> Transform:
     """(4, 4) → ``geometry_msgs/Transform``."""
     t = Transform()
-    t.translation.x, t.translation.y, t.translation.z = (float(v) for v in X[:3, 3])
+    t.translation.x, t.translation.y, t.translation.z = X[:3, 3].tolist()
     qx, qy, qz, qw = quat_xyzw_from_rotation(X[:3, :3]).tolist()
     t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w = qx, qy, qz, qw
     return t
@@ -130,8 +132,11 @@ def pose_stamped_in_model_frame(model: RobotModel, X_WL: FloatArray, msg: PoseSt
         FrameError: The header frame is unknown.
         InvalidArgumentError: The pose is not finite or its quaternion is degenerate.
     """
-    X_WH = frame_pose(model, X_WL, msg.header.frame_id, frame_prefix)
-    return X_WH @ pose_to_matrix(msg.pose, what)
+    frame = strip_prefix(msg.header.frame_id, frame_prefix)
+    X_WH = None if frame in ('', model.model_frame) else \
+        frame_pose(model, X_WL, msg.header.frame_id, frame_prefix)
+    X_HT = pose_to_matrix(msg.pose, what)
+    return X_HT if X_WH is None else X_WH @ X_HT
 
 
 # ------------------------------------------------------------------------------ robot state
@@ -181,11 +186,17 @@ class _StateMsgLayout:
         names: The 1-DOF joints (revolute, continuous, prismatic), model order.
         q_index: ``(n,)`` their position variables' indices in ``RobotState.positions``.
         multi_dof: The planar, floating and rpy_floating joints, model order.
+        multi_dof_index: Their joint indices.
+        transforms: Per multi-DOF joint, the last ``(variables as bytes, translation +
+            quaternion xyzw)`` computed: a joint whose variables did not change (a base that
+            did not move) reuses the numbers.
     """
 
     names: tuple[str, ...]
     q_index: NDArray[np.intp]
     multi_dof: tuple[str, ...]
+    multi_dof_index: tuple[int, ...]
+    transforms: dict[int, tuple[bytes, list[float]]] = field(default_factory=dict)
 
 
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
@@ -198,28 +209,51 @@ def _state_msg_layout(model: RobotModel) -> _StateMsgLayout:
     layout = _STATE_MSG_LAYOUTS.get(model)
     if layout is None:
         one = [j for j, t in enumerate(model.joint_types) if t in _ONE_DOF]
+        multi = [j for j, t in enumerate(model.joint_types) if t in _MULTI_DOF]
         layout = _StateMsgLayout(
             tuple(model.joint_names[j] for j in one),
             np.array([model.joint_q_start[j] for j in one], dtype=np.intp),
-            tuple(model.joint_names[j] for j, t in enumerate(model.joint_types)
-                  if t in _MULTI_DOF))
+            tuple(model.joint_names[j] for j in multi), tuple(multi))
         _STATE_MSG_LAYOUTS[model] = layout
     return layout
 
 
-def robot_state_to_msg(state: RobotState) -> Any:
-    """A full ``moveit_msgs/RobotState`` (no attached bodies, as compute_ik returns)."""
-    from moveit_msgs.msg import RobotState as RobotStateMsg
+def robot_state_to_msg(state: RobotState, msg: Any = None) -> Any:
+    """A full ``moveit_msgs/RobotState`` (no attached bodies, as compute_ik returns).
 
+    Args:
+        state: The state.
+        msg: A ``moveit_msgs/RobotState`` to fill (e.g. a response's ``solution``); ``None``
+            makes a new one.
+
+    Returns:
+        ``msg`` (or the new message): ``joint_state`` with every 1-DOF joint in model order,
+        ``multi_dof_joint_state`` with every multi-DOF joint's transform ``X_FM``.
+    """
     layout = _state_msg_layout(state.robot_model)
-    msg = RobotStateMsg()
+    if msg is None:
+        msg = RobotStateMsg()
+    q = state.positions
     msg.joint_state.name = list(layout.names)
-    msg.joint_state.position = state.positions[layout.q_index].tolist()
+    msg.joint_state.position = array('d', q[layout.q_index].tobytes())
     if layout.multi_dof:
+        model = state.robot_model
+        transforms = []
+        for j in layout.multi_dof_index:
+            start = int(model.joint_q_start[j])
+            key = q[start:start + int(model.joint_nq[j])].tobytes()
+            cached = layout.transforms.get(j)
+            if cached is None or cached[0] != key:
+                X = state.get_joint_pose(model.joint_names[j])
+                cached = layout.transforms[j] = (
+                    key, X[:3, 3].tolist() + quat_xyzw_from_rotation(X[:3, :3]).tolist())
+            t = Transform()
+            tr, rot = t.translation, t.rotation
+            tr.x, tr.y, tr.z, rot.x, rot.y, rot.z, rot.w = cached[1]
+            transforms.append(t)
         mdof = msg.multi_dof_joint_state
         mdof.joint_names = list(layout.multi_dof)
-        mdof.transforms = [matrix_to_transform(state.get_joint_pose(name))
-                           for name in layout.multi_dof]
+        mdof.transforms = transforms
     return msg
 
 

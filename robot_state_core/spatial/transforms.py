@@ -115,6 +115,12 @@ def check_quat_xyzw(quat: ArrayLike, where: str, what: str = 'quaternion',
             :data:`QUATERNION_MIN_NORM` (zero, or so small its direction is noise) or above
             :data:`QUATERNION_MAX_NORM`. The first offending quaternion is named.
     """
+    if names is None and isinstance(quat, list | tuple) and len(quat) == 4:
+        x, y, z, w = quat
+        if type(x) is float and type(y) is float and type(z) is float and type(w) is float:
+            norm2f = x * x + y * y + z * z + w * w  # floats: overflow gives inf, NaN stays
+            if QUATERNION_MIN_NORM ** 2 <= norm2f <= QUATERNION_MAX_NORM ** 2:
+                return np.array(quat, dtype=np.float64)  # one message's quaternion: no arrays
     q = np.asarray(quat, dtype=np.float64)
     with np.errstate(over='ignore', invalid='ignore', under='ignore'):
         norm2 = np.einsum('...i,...i->...', q, q)
@@ -227,6 +233,36 @@ def pose_from_xyz_rpy(xyz: ArrayLike, rpy: ArrayLike) -> FloatArray:
     """
     p = np.asarray(xyz, dtype=np.float64)
     R = rotation_from_rpy(rpy)
+    shape = np.broadcast_shapes(p.shape[:-1], R.shape[:-2])
+    X = np.zeros((*shape, 4, 4))
+    X[..., :3, :3] = R
+    X[..., :3, 3] = p
+    X[..., 3, 3] = 1.0
+    return X
+
+
+def pose_from_xyz_quat_xyzw(xyz: ArrayLike, quat_xyzw: ArrayLike) -> FloatArray:
+    """Homogeneous poses from translations and quaternions.
+
+    Args:
+        xyz: ``(..., 3)`` translations [m].
+        quat_xyzw: ``(..., 4)`` quaternions in xyzw order (normalized here; non-zero, see
+            :func:`check_quat_xyzw`), broadcastable against ``xyz``.
+
+    Returns:
+        ``(..., 4, 4)`` poses ``X_AB`` (the rotation is :func:`rotation_from_quat_xyzw`'s).
+    """
+    if isinstance(xyz, list | tuple) and isinstance(quat_xyzw, list | tuple) \
+            and len(xyz) == 3 and len(quat_xyzw) == 4:
+        values = [float(v) for v in (*xyz, *quat_xyzw)]
+        if all(math.isfinite(v) for v in values):  # one pose in plain floats (bitwise equal)
+            x, y, z = values[:3]
+            (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = \
+                _rotation_from_quat_xyzw_scalar(values[3:])
+            return np.array([[r00, r01, r02, x], [r10, r11, r12, y], [r20, r21, r22, z],
+                             [0.0, 0.0, 0.0, 1.0]])
+    p = np.asarray(xyz, dtype=np.float64)
+    R = rotation_from_quat_xyzw(quat_xyzw)
     shape = np.broadcast_shapes(p.shape[:-1], R.shape[:-2])
     X = np.zeros((*shape, 4, 4))
     X[..., :3, :3] = R
