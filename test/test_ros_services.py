@@ -7,6 +7,7 @@ services produce is exercised.
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -26,6 +27,7 @@ from moveit_msgs.msg import (  # noqa: E402
 )
 from moveit_msgs.srv import GetPositionFK, GetPositionIK, GetStateValidity  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
 from shape_msgs.msg import SolidPrimitive  # noqa: E402
 
 from robot_state_core import kinematics as kin  # noqa: E402
@@ -175,6 +177,36 @@ def test_compute_ik_link_frame_is_resolved_in_the_request_state(ros, server) -> 
         model.apply_mimic(q)
         np.testing.assert_allclose(kin.forward_kinematics(model, q)[model.link_index('tool0')],
                                    expected, atol=1e-4)
+
+
+def test_compute_ik_without_robot_state_starts_from_the_current_state(ros, server) -> None:
+    """An empty ``robot_state`` means the current state (MoveIt), also as it changes.
+
+    The current state's base moves between requests (as joint_states would move it); each
+    answer carries that base (variables outside group 'arm' are the current ones) and puts
+    tool0 on the target, checked by core FK of the returned positions with that base.
+    """
+    client = ros.node('ik_client_current').create_client(GetPositionIK, 'compute_ik')
+    model = server.model
+    for x, y, theta in ((0.0, 0.0, 0.0), (0.5, -0.2, 0.9), (0.5, -0.2, 0.9), (-1.0, 0.3, -2.0)):
+        server._on_joint_state(JointState(
+            name=['base_joint/x', 'base_joint/y', 'base_joint/theta'], position=[x, y, theta]))
+        current = server.scene.current_state.copy()
+        ready = current.copy()  # the arm's 'ready' pose, reachable from this base
+        ready.set_to_default_values('arm', 'ready')
+        X_WT = ready.get_global_link_transform('tool0')
+        res = _call(ros, client, _ik_request(server, X_WT))
+        assert res.error_code.val == MoveItErrorCodes.SUCCESS, res.error_code.message
+        t = res.solution.multi_dof_joint_state.transforms[0]
+        np.testing.assert_allclose([t.translation.x, t.translation.y], [x, y], atol=1e-12)
+        assert math.isclose(2.0 * math.atan2(t.rotation.z, t.rotation.w), theta,
+                            abs_tol=1e-12)
+        q = current.positions.copy()
+        sol = res.solution.joint_state
+        q[[model.variable_index(n) for n in sol.name]] = sol.position
+        model.apply_mimic(q)
+        np.testing.assert_allclose(kin.forward_kinematics(model, q)[model.link_index('tool0')],
+                                   X_WT, atol=1e-4)
 
 
 def test_compute_fk_codes(ros, server) -> None:

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 from shape_msgs.msg import SolidPrimitive
 
+from robot_state_core import kinematics
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError, UnknownNameError
 from robot_state_core.geometry.shapes import Box, Cone, Cylinder, Shape, Sphere
@@ -230,21 +231,29 @@ def robot_state_to_msg(state: RobotState, msg: Any = None) -> Any:
         ``msg`` (or the new message): ``joint_state`` with every 1-DOF joint in model order,
         ``multi_dof_joint_state`` with every multi-DOF joint's transform ``X_FM``.
     """
-    layout = _state_msg_layout(state.robot_model)
+    return positions_to_robot_state_msg(state.robot_model, state.positions, msg)
+
+
+def positions_to_robot_state_msg(model: RobotModel, q: FloatArray, msg: Any = None) -> Any:
+    """:func:`robot_state_to_msg` of the positions ``q`` ``(nq,)`` of ``model`` (mimic applied).
+
+    A multi-DOF joint's transform is its motion ``X_FM`` from its variables
+    (:func:`~robot_state_core.kinematics.multi_dof_joint_motion`, as
+    ``RobotState.get_joint_pose``); its numbers are reused while those variables do not change.
+    """
+    layout = _state_msg_layout(model)
     if msg is None:
         msg = RobotStateMsg()
-    q = state.positions
     msg.joint_state.name = list(layout.names)
     msg.joint_state.position = array('d', q[layout.q_index].tobytes())
     if layout.multi_dof:
-        model = state.robot_model
         transforms = []
         for j in layout.multi_dof_index:
             start = int(model.joint_q_start[j])
             key = q[start:start + int(model.joint_nq[j])].tobytes()
             cached = layout.transforms.get(j)
             if cached is None or cached[0] != key:
-                X = state.get_joint_pose(model.joint_names[j])
+                X = kinematics.multi_dof_joint_motion(model, j, q)
                 cached = layout.transforms[j] = (
                     key, X[:3, 3].tolist() + quat_xyzw_from_rotation(X[:3, :3]).tolist())
             t = Transform()

@@ -76,7 +76,7 @@ from robot_state_core.ros.moveit_conversions import (
     FrameError,
     matrix_to_pose,
     pose_stamped_in_model_frame,
-    robot_state_to_msg,
+    positions_to_robot_state_msg,
     strip_prefix,
     world_object_from_msg,
 )
@@ -452,17 +452,41 @@ class StateServerNode(Node):
             return cap, f'{what} {timeout:g} s capped to max_ik_timeout = {cap:g} s'
         return timeout, ''
 
+    def _ik_snapshot(self, req: Any, prefix: str
+                     ) -> tuple[ServedModel, RobotState | None, np.ndarray | None]:
+        """``(served, state, seed)`` for an IK request.
+
+        A request that takes the current state as it is (an empty ``robot_state``, no
+        constraints, no collision checking, every pose in the model frame) needs only the
+        current positions, the seed: ``state`` is ``None``. Any other gets :meth:`_snapshot`'s
+        scratch copy of the current state (to overlay the request's ``robot_state`` on), and
+        ``seed`` is ``None``.
+        """
+        served = self._served
+        c = req.constraints
+        frame = served.model.model_frame
+        if not req.avoid_collisions and _is_empty_state_msg(req.robot_state) \
+                and not (len(c.joint_constraints) or len(c.position_constraints)
+                         or len(c.orientation_constraints)) \
+                and all(strip_prefix(p.header.frame_id, prefix) in ('', frame)
+                        for p in (req.pose_stamped_vector or (req.pose_stamped,))):
+            with self._lock:
+                if self._served is served:  # (not swapped for a new model meanwhile)
+                    return served, None, np.array(served.scene.current_state.positions)
+        served, state = self._snapshot()
+        return served, state, None
+
     def _compute_ik(self, req: Any, response: Any) -> None:
         codes = MoveItErrorCodes
-        served, state = self._snapshot()
-        model = served.model
         prefix = self._prefix
+        served, state, seed = self._ik_snapshot(req, prefix)
+        model = served.model
         if not model.has_group(req.group_name):
             response.error_code = error_code(codes.INVALID_GROUP_NAME,
                                              f"unknown group '{clip(req.group_name)}'", SOURCE)
             return
         group = model.group(req.group_name)
-        if not _applied(state, req.robot_state, response):
+        if state is not None and not _applied(state, req.robot_state, response):
             return
         if req.pose_stamped_vector:
             if len(req.ik_link_names) != len(req.pose_stamped_vector):
@@ -486,9 +510,11 @@ class StateServerNode(Node):
         has_constraints = bool(len(c.joint_constraints) or len(c.position_constraints)
                                or len(c.orientation_constraints))
         # FK of the request state only when a header names a link frame or constraints need it
-        X_WL = state.get_link_poses() if has_constraints or any(
-            strip_prefix(p.header.frame_id, prefix) not in ('', model.model_frame)
-            for p, _ in poses) else _NO_LINK_POSES
+        X_WL = _NO_LINK_POSES
+        if has_constraints or any(strip_prefix(p.header.frame_id, prefix)
+                                  not in ('', model.model_frame) for p, _ in poses):
+            assert state is not None  # (_ik_snapshot copies the state for such requests)
+            X_WL = state.get_link_poses()
         try:
             targets = tuple(pose_stamped_in_model_frame(model, X_WL, p, prefix, what)
                             for p, what in poses)
@@ -511,6 +537,7 @@ class StateServerNode(Node):
         timeout, capped = self._ik_timeout(req, float(group.default_ik_timeout))
         validity = None
         if req.avoid_collisions or constraints is not None:
+            assert state is not None
             scene = self._scene_copy(served)
             checker = state.copy()
 
@@ -522,15 +549,15 @@ class StateServerNode(Node):
                 return bool(result.valid)
 
         request = IKRequest(group=group.name, targets=targets, tip_links=tuple(tips),
-                            seed=np.array(state.positions), timeout=timeout,
+                            seed=seed if state is None else np.array(state.positions),
+                            timeout=timeout,
                             validity_callback=validity)
         start = time.perf_counter()
         result = solve_ik(model, request)
         self.stats.record('compute_ik solver', (time.perf_counter() - start) * 1e3)
         note = f' ({capped})' if capped else ''
         if result.success:
-            state.set_variable_positions(result.q)
-            robot_state_to_msg(state, response.solution)
+            positions_to_robot_state_msg(model, result.q, response.solution)
             response.error_code = error_code(codes.SUCCESS, capped, SOURCE)
         elif result.status.value == 'invalid_request':
             response.error_code = error_code(codes.INVALID_ROBOT_STATE, result.message, SOURCE)
@@ -656,6 +683,13 @@ class StateServerNode(Node):
 
 __all__ = ['BodyType', 'ServedModel', 'StateServerNode', 'UnknownNameError',
            'server_parameter_types']
+
+
+def _is_empty_state_msg(msg: Any) -> bool:
+    """Whether a ``moveit_msgs/RobotState`` sets nothing (the current state is used as is)."""
+    js, mdof = msg.joint_state, msg.multi_dof_joint_state
+    return not (len(js.name) or len(js.position) or len(mdof.joint_names)
+                or len(mdof.transforms) or len(msg.attached_collision_objects))
 
 
 def _applied(state: RobotState, robot_state_msg: Any, response: Any) -> bool:
