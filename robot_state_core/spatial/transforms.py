@@ -231,8 +231,11 @@ def pose_from_xyz_rpy(xyz: ArrayLike, rpy: ArrayLike) -> FloatArray:
     Returns:
         ``(..., 4, 4)`` poses ``X_AB``.
     """
-    p = np.asarray(xyz, dtype=np.float64)
-    R = rotation_from_rpy(rpy)
+    return _homogeneous(np.asarray(xyz, dtype=np.float64), rotation_from_rpy(rpy))
+
+
+def _homogeneous(p: FloatArray, R: FloatArray) -> FloatArray:
+    """``(..., 4, 4)`` poses from translations ``(..., 3)`` and rotations ``(..., 3, 3)``."""
     shape = np.broadcast_shapes(p.shape[:-1], R.shape[:-2])
     X = np.zeros((*shape, 4, 4))
     X[..., :3, :3] = R
@@ -261,14 +264,7 @@ def pose_from_xyz_quat_xyzw(xyz: ArrayLike, quat_xyzw: ArrayLike) -> FloatArray:
                 _rotation_from_quat_xyzw_scalar(values[3:])
             return np.array([[r00, r01, r02, x], [r10, r11, r12, y], [r20, r21, r22, z],
                              [0.0, 0.0, 0.0, 1.0]])
-    p = np.asarray(xyz, dtype=np.float64)
-    R = rotation_from_quat_xyzw(quat_xyzw)
-    shape = np.broadcast_shapes(p.shape[:-1], R.shape[:-2])
-    X = np.zeros((*shape, 4, 4))
-    X[..., :3, :3] = R
-    X[..., :3, 3] = p
-    X[..., 3, 3] = 1.0
-    return X
+    return _homogeneous(np.asarray(xyz, dtype=np.float64), rotation_from_quat_xyzw(quat_xyzw))
 
 
 def quat_xyzw_from_rotation(R: ArrayLike) -> FloatArray:
