@@ -268,3 +268,27 @@ def test_readme_summary_matches_the_committed_table(bench: dict[str, ModuleType]
     section = summary.summary(table.read_text(encoding='utf-8'),
                               'benchmarks/results/latest_targets.md')
     assert summary.rewrite(readme, section) == readme, 'run benchmarks/summary.py'
+
+
+def test_the_verdict_over_runs_is_the_runs_majority(bench: dict[str, ModuleType]) -> None:
+    """Each run is judged on its own paired figures; the median figures can mix runs.
+
+    As measured: UR5 FK 3.05×, 2.82×, 2.47× fFK alone in three runs (met in two), while the
+    median of our times over the median of Pinocchio's (from different runs) is 3.05×.
+    """
+    tt = bench['target_table']
+    J = tt.Judgement
+    median_missed = J('2.65 µs', '0.869 µs', (('vs fFK alone', 3.05, '×'),), False, '3.05× > 3×')
+    runs = [J('', '', (), False), J('', '', (), True), J('', '', (), True)]
+    overall = tt._overall(median_missed, runs)
+    assert overall.met is True
+    assert overall.why == 'in 2 of 3 runs; on the median figures: 3.05× > 3×'
+    assert overall.ratios == median_missed.ratios  # the shown figures stay the medians'
+    median_met = J('', '', (), True)
+    overall = tt._overall(median_met, [J('', '', (), False), J('', '', (), False), None,
+                                       J('', '', (), True)])
+    assert overall.met is False
+    assert overall.why == 'missed in 2 of 3 runs, met on the median figures'
+    assert tt._overall(median_met, runs) is median_met  # agreeing: unchanged
+    assert tt._overall(median_missed, runs[:1]) is median_missed  # one run: the median decides
+    assert tt._verdict(tt._overall(median_missed, runs)).startswith('met (in 2 of 3 runs')
