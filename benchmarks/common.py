@@ -374,7 +374,9 @@ def machine_info() -> dict[str, str]:
     affinity = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else None
     load = load_average()
     commit = _git('rev-parse', '--short', 'HEAD')
-    dirty = _git('status', '--porcelain', '--untracked-files=no')
+    # (the reports of an earlier run are outputs, not a change of what is measured)
+    dirty = _git('status', '--porcelain', '--untracked-files=no', '--', '.',
+                 ':(exclude)benchmarks/results')
     threads = {k: v for k in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
                if (v := os.environ.get(k))}
     return {
