@@ -133,7 +133,11 @@ def test_two_links_moving_joint(ros, tmp_path: Path) -> None:
     """Origin: kilted test/two_links_moving_joint-launch.py + test/test_two_links_moving_joint.cpp.
 
     A JointState ``joint1 = M_PI`` stamped ``now()`` (published every tick until the transform
-    arrives, depth-10 publisher as upstream) gives link1 -> link2 at (5, 0, 0) on /tf.
+    arrives, depth-10 publisher as upstream) gives link1 -> link2 at (5, 0, 0) on /tf. Unlike
+    upstream's test, each tick stamps the message anew: upstream's rule (and ours) publishes a
+    JointState only if its stamp is a publish interval past the last published one, so when the
+    node handled the first copy before our /tf reader had matched its writer, every later copy
+    of one stamp was dropped and the test waited in vain (seen once on Jazzy in CI).
     """
     child = _start(tmp_path, robot_description=TWO_LINKS_MOVING_JOINT)
     try:
@@ -141,9 +145,13 @@ def test_two_links_moving_joint(ros, tmp_path: Path) -> None:
         node = ros.node('rsp_test_two_links_moving_joint')
         pub = node.create_publisher(JointState, 'joint_states', 10)
         msg = JointState(name=['joint1'], position=[math.pi])
-        msg.header.stamp = node.get_clock().now().to_msg()
+
+        def publish() -> None:
+            msg.header.stamp = node.get_clock().now().to_msg()
+            pub.publish(msg)
+
         spin_until(ros, child, lambda: tf.can_transform('link1', 'link2'), 'link1 -> link2',
-                   FIRST_WAIT_S, tick=lambda: pub.publish(msg))
+                   FIRST_WAIT_S, tick=publish)
         assert not tf.can_transform('base_link', 'wim_link')
         _assert_link2_in_link1(tf, 5.0)
     finally:
