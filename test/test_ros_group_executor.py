@@ -14,6 +14,8 @@ small node whose "slow" service blocks until the test releases it:
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 import threading
 import time
 from typing import Any
@@ -29,6 +31,7 @@ from moveit_msgs.msg import MoveItErrorCodes  # noqa: E402
 from moveit_msgs.srv import GetPositionFK, GetPositionIK  # noqa: E402
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup  # noqa: E402
 from rclpy.node import Node  # noqa: E402
+from rclpy.task import Future  # noqa: E402
 import ros_testing  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 import yaml  # noqa: E402
@@ -60,6 +63,9 @@ class _Probe(Node):
         self.create_service(Trigger, 'slow', self._slow, callback_group=self.slow_group)
         self.create_service(Trigger, 'fast', self._fast)
         self.create_service(Trigger, 'coro', self._coro, callback_group=self.slow_group)
+        self.hold_started = threading.Event()
+        self.hold_future: Future[bool] = Future()
+        self.create_service(Trigger, 'hold', self._hold, callback_group=self.slow_group)
         self.create_subscription(String, 'chatter', self._on_chatter, 10)
 
     def _slow(self, request: Any, response: Any) -> Any:
@@ -83,6 +89,12 @@ class _Probe(Node):
     async def _coro(self, request: Any, response: Any) -> Any:
         response.success = True
         response.message = 'from a coroutine'
+        return response
+
+    async def _hold(self, request: Any, response: Any) -> Any:
+        self.hold_started.set()
+        await self.hold_future  # the group stays busy until the test completes it
+        response.success = True
         return response
 
     def _on_chatter(self, msg: String) -> None:
@@ -293,3 +305,43 @@ def test_worker_services_follow_nodes_and_services_that_come_and_go(ros, probe) 
     finally:
         spinner.executor.remove_node(other)
         other.destroy_node()
+
+
+def _worker_cpu_s() -> float | None:
+    """CPU time [s] of the (first) worker thread so far, from /proc (None: not started)."""
+    worker = next((t for t in threading.enumerate() if t.name.startswith('callback group')),
+                  None)
+    if worker is None or worker.native_id is None:
+        return None
+    fields = Path(f'/proc/self/task/{worker.native_id}/stat').read_text().rsplit(')', 1)[1]
+    utime, stime = fields.split()[11:13]
+    return (int(utime) + int(stime)) / os.sysconf('SC_CLK_TCK')
+
+
+def test_a_worker_request_waits_while_its_group_runs_a_coroutine(ros, probe) -> None:
+    """A worker request waits while its group runs a coroutine callback, then is answered.
+
+    The coroutine is an rclpy task of the spinning thread; it holds the group until it ends.
+    """
+    node, spinner = probe
+    node.release.set()
+    hold, slow = _client(ros, 'hold'), _client(ros, 'slow')
+    hold_future = hold.call_async(Trigger.Request())
+    ros.spin_until(node.hold_started.is_set, CALL_TIMEOUT, 'the coroutine to start')
+    slow_future = slow.call_async(Trigger.Request())
+    ros.spin_until(lambda: _worker_cpu_s() is not None, CALL_TIMEOUT, 'the worker thread')
+    cpu_before = _worker_cpu_s()
+    deadline = time.monotonic() + 0.5
+    while time.monotonic() < deadline:
+        ros.executor.spin_once(timeout_sec=0.02)
+    assert not slow_future.done(), 'the group is busy with the coroutine'
+    cpu_after = _worker_cpu_s()
+    assert cpu_before is not None and cpu_after is not None
+    cpu = cpu_after - cpu_before
+    assert cpu < 0.1, f'the waiting worker used {cpu:.2f} s of CPU in 0.5 s (a busy loop)'
+    node.hold_future.set_result(True)
+    ros.spin_until(lambda: hold_future.done() and slow_future.done(), CALL_TIMEOUT, 'both')
+    assert hold_future.result().success and slow_future.result().success
+    assert len(node.threads['slow']) == 1 and spinner.ident not in node.threads['slow']
+    assert node.max_running == 1
+    assert spinner.error is None

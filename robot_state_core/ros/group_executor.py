@@ -55,6 +55,7 @@ import functools
 import inspect
 import queue
 import threading
+import time
 from typing import Any
 
 from rclpy.callback_groups import CallbackGroup, MutuallyExclusiveCallbackGroup
@@ -74,6 +75,9 @@ from rclpy.task import Future
 
 #: Longest wait [s] of the spinning thread for an idle worker to pick up a callback.
 HANDOFF_TIMEOUT_S = 0.005
+#: How often [s] a worker looks again at a request of its group while the group runs a
+#: coroutine callback in the spinning thread (the only case where it is busy elsewhere).
+BUSY_GROUP_POLL_S = 0.001
 
 
 class _Dispatch:
@@ -189,13 +193,23 @@ class _GroupWorker:
         try:
             while not self._stopping and executor.context.ok():
                 services = executor.worker_services(self.group)
-                ready = self._wait(services)
+                try:
+                    ready = self._wait(services)
+                except Exception as exc:  # raised again by the spinning thread; worker ends
+                    executor._errors.put(exc)
+                    executor._wake_waiter()
+                    return
                 while self._queue:
                     item = self._queue.popleft()
                     self._started.set()
                     self._run(item.run)
                 for srv in services:
                     if srv.handle.pointer in ready and not self._stopping:
+                        if not self.group.can_execute(srv):
+                            # the group runs a coroutine callback in the spinning thread (its
+                            # own rclpy task): the request waits; poll instead of spinning
+                            time.sleep(BUSY_GROUP_POLL_S)
+                            continue
                         with self._pending_lock:
                             self._pending += 1
                         self._run(functools.partial(self._serve, srv))
@@ -243,7 +257,7 @@ class _GroupWorker:
     def _serve(self, srv: Any) -> None:
         """Take one request of ``srv``, run its callback, send the response."""
         group = self.group
-        if not group.beginning_execution(srv):  # never: only this thread runs the group
+        if not group.beginning_execution(srv):  # (taken meanwhile: tried again next round)
             return
         try:
             with self._executor._work_tracker:
