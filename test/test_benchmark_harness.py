@@ -274,7 +274,7 @@ def test_the_verdict_over_runs_is_the_runs_majority(bench: dict[str, ModuleType]
     """Each run is judged on its own paired figures; the median figures can mix runs.
 
     As measured: UR5 FK 3.05×, 2.82×, 2.47× fFK alone in three runs (met in two), while the
-    median of our times over the median of Pinocchio's (from different runs) is 3.05×.
+    median of our times over the median of Pinocchio's is 3.05× (both medians were run 1's).
     """
     tt = bench['target_table']
     J = tt.Judgement
