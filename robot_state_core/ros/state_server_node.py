@@ -28,7 +28,7 @@ a zero timeout means the group default from ``kinematics.yaml``.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 import math
 from pathlib import Path
@@ -463,13 +463,10 @@ class StateServerNode(Node):
         ``seed`` is ``None``.
         """
         served = self._served
-        c = req.constraints
-        frame = served.model.model_frame
         if not req.avoid_collisions and _is_empty_state_msg(req.robot_state) \
-                and not (len(c.joint_constraints) or len(c.position_constraints)
-                         or len(c.orientation_constraints)) \
-                and all(strip_prefix(p.header.frame_id, prefix) in ('', frame)
-                        for p in (req.pose_stamped_vector or (req.pose_stamped,))):
+                and not _has_constraints(req.constraints) \
+                and _in_model_frame(served.model, req.pose_stamped_vector or (req.pose_stamped,),
+                                    prefix):
             with self._lock:
                 if self._served is served:  # (not swapped for a new model meanwhile)
                     return served, None, np.array(served.scene.current_state.positions)
@@ -507,13 +504,12 @@ class StateServerNode(Node):
                 f'{quoted(unknown or tips)} for group {group.name!r}', SOURCE)
             return
         c = req.constraints
-        has_constraints = bool(len(c.joint_constraints) or len(c.position_constraints)
-                               or len(c.orientation_constraints))
+        # (no state: _ik_snapshot found no constraints and every pose in the model frame)
+        has_constraints = state is not None and _has_constraints(c)
         # FK of the request state only when a header names a link frame or constraints need it
         X_WL = _NO_LINK_POSES
-        if has_constraints or any(strip_prefix(p.header.frame_id, prefix)
-                                  not in ('', model.model_frame) for p, _ in poses):
-            assert state is not None  # (_ik_snapshot copies the state for such requests)
+        if state is not None and (has_constraints or not _in_model_frame(
+                model, (p for p, _ in poses), prefix)):
             X_WL = state.get_link_poses()
         try:
             targets = tuple(pose_stamped_in_model_frame(model, X_WL, p, prefix, what)
@@ -683,6 +679,17 @@ class StateServerNode(Node):
 
 __all__ = ['BodyType', 'ServedModel', 'StateServerNode', 'UnknownNameError',
            'server_parameter_types']
+
+
+def _has_constraints(c: Any) -> bool:
+    """Whether a ``moveit_msgs/Constraints`` holds a joint, position or orientation constraint."""
+    return bool(len(c.joint_constraints) or len(c.position_constraints)
+                or len(c.orientation_constraints))
+
+
+def _in_model_frame(model: RobotModel, poses: Iterable[Any], prefix: str) -> bool:
+    """Whether every PoseStamped's header names the model frame (or none)."""
+    return all(strip_prefix(p.header.frame_id, prefix) in ('', model.model_frame) for p in poses)
 
 
 def _is_empty_state_msg(msg: Any) -> bool:
