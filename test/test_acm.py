@@ -12,6 +12,7 @@ from robot_state_core.description.acm import (
     AllowedCollisionMatrix,
     AllowedCollisionType,
 )
+from robot_state_core.errors import InvalidArgumentError
 
 ALWAYS = AllowedCollisionType.ALWAYS
 NEVER = AllowedCollisionType.NEVER
@@ -334,8 +335,17 @@ def test_numpy_bool_is_accepted() -> None:
 # -- compile ------------------------------------------------------------------------------------
 
 
+def _dense(c) -> np.ndarray:
+    """The compiled pairs as a symmetric (n, n) matrix, True on the diagonal."""
+    n = len(c.names)
+    out = np.eye(n, dtype=bool)
+    out[c.pairs[:, 0], c.pairs[:, 1]] = c.allowed
+    out[c.pairs[:, 1], c.pairs[:, 0]] = c.allowed
+    return out
+
+
 def test_compile_small_matrix() -> None:
-    """compile(): symmetric bool matrix, True on the diagonal and for ALWAYS pairs only."""
+    """compile(): one bool per pair (every i < j by default), True for ALWAYS pairs only."""
     acm = AllowedCollisionMatrix()
     acm.add_allowed_collision('a', 'b', 'Adjacent')
     acm.set_entry('b', 'c', False)
@@ -345,9 +355,11 @@ def test_compile_small_matrix() -> None:
                          [1, 1, 0, 0],
                          [0, 0, 1, 0],
                          [0, 0, 0, 1]], dtype=bool)
-    np.testing.assert_array_equal(compiled.allowed, expected)
+    np.testing.assert_array_equal(_dense(compiled), expected)
+    np.testing.assert_array_equal(compiled.pairs, np.column_stack(np.triu_indices(4, 1)))
     assert compiled.names == ('a', 'b', 'c', 'd')
-    assert compiled.conditional == ((0, 2, _deep_enough),)
+    row = [tuple(p) for p in compiled.pairs.tolist()].index((0, 2))
+    assert compiled.conditional == ((row, _deep_enough),)
     assert compiled.version == acm.version
     assert not compiled.allowed.flags.writeable
 
@@ -367,28 +379,40 @@ def test_compile_with_repeated_names_and_defaults() -> None:
                          [1, 1, 0, 1],
                          [0, 0, 1, 0],
                          [1, 1, 0, 1]], dtype=bool)
-    np.testing.assert_array_equal(c.allowed, expected)
+    np.testing.assert_array_equal(_dense(c), expected)
     assert c.conditional == ()
 
 
 def test_compile_conditional_defaults_give_one_pair_per_geometry_pair() -> None:
-    """A conditional default yields (i, j, decider) with i < j for every affected index pair."""
+    """A conditional default yields (row, decider) for every affected index pair."""
     acm = AllowedCollisionMatrix()
     acm.set_default_entry('obj', _deep_enough)
     c = acm.compile(['obj', 'l1', 'obj', 'l2'])
-    pairs = {(i, j) for i, j, _ in c.conditional}
+    pairs = {tuple(c.pairs[r].tolist()) for r, _ in c.conditional}
     assert pairs == {(0, 1), (0, 3), (1, 2), (2, 3)}
-    assert all(d is _deep_enough for _, _, d in c.conditional)
-    assert c.allowed[0, 2]  # same name
-    assert not c.allowed[0, 1]
+    assert all(d is _deep_enough for _, d in c.conditional)
+    assert _dense(c)[0, 2]  # same name
+    assert not _dense(c)[0, 1]
 
 
 def test_compile_empty() -> None:
-    """No names give a (0, 0) matrix."""
+    """No names give no pairs."""
     c = AllowedCollisionMatrix().compile([])
-    assert c.allowed.shape == (0, 0)
+    assert c.pairs.shape == (0, 2)
+    assert c.allowed.shape == (0,)
     assert c.allowed.dtype == np.bool_
     assert c.conditional == ()
+
+
+def test_compile_given_pairs_only() -> None:
+    """With ``pairs``, only those pairs are evaluated, in the given order and orientation."""
+    acm = AllowedCollisionMatrix()
+    acm.add_allowed_collision('a', 'c', 'r')
+    acm.set_default_entry('d', True)
+    c = acm.compile(['a', 'b', 'c', 'd'], [[2, 0], [1, 2], [3, 1], [0, 0]])
+    assert c.allowed.tolist() == [True, False, True, True]
+    with pytest.raises(InvalidArgumentError):
+        acm.compile(['a', 'b'], [[0, 2]])
 
 
 def test_compile_agrees_with_pairwise_queries_on_a_random_matrix() -> None:
@@ -413,15 +437,17 @@ def test_compile_agrees_with_pairwise_queries_on_a_random_matrix() -> None:
     acm.set_default_entry('l4', _deep_enough)
     order = list(rng.permutation(names))
     c = acm.compile(order)
-    np.testing.assert_array_equal(c.allowed, c.allowed.T)
+    dense = _dense(c)
+    np.testing.assert_array_equal(dense, dense.T)
     conditional = set()
     for i, j in itertools.combinations(range(len(order)), 2):
-        assert c.allowed[i, j] == acm.is_collision_allowed(order[i], order[j])
+        assert dense[i, j] == acm.is_collision_allowed(order[i], order[j])
         entry = acm.resolve(order[i], order[j])
         if entry is not None and entry.type is CONDITIONAL:
             conditional.add((i, j))
-    assert {(i, j) for i, j, _ in c.conditional} == conditional
+    assert {tuple(c.pairs[r].tolist()) for r, _ in c.conditional} == conditional
     assert conditional  # the property covers conditional pairs
-    for i, j, decider in c.conditional:
+    for r, decider in c.conditional:
+        i, j = c.pairs[r].tolist()
         assert decider(0.0) == acm.allowed_for(order[i], order[j], 0.0)
         assert decider(1.0) == acm.allowed_for(order[i], order[j], 1.0)

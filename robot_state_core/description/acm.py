@@ -14,8 +14,9 @@ MoveIt adds entry *types* and per-object *default entries*; this class has both:
 Pair entries take precedence over default entries. (MoveIt 1's ``getAllowedCollision`` checked
 the defaults first; we follow the more useful "specific beats general" rule.)
 
-:meth:`AllowedCollisionMatrix.compile` turns the matrix into a boolean ``(n, n)`` array over an
-ordered list of names (geometries or links) for the collision layer.
+:meth:`AllowedCollisionMatrix.compile` evaluates the matrix on index pairs of an ordered list
+of names (geometries or bodies) for the collision layer: one bool per pair, never an ``(n, n)``
+array.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import enum
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from robot_state_core.errors import InvalidArgumentError, InvalidTypeError
 
@@ -77,23 +78,25 @@ class AcmEntry:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class CompiledAcm:
-    """An ACM evaluated over an ordered list of names, for the collision layer.
+    """An ACM evaluated on chosen pairs of an ordered list of names, for the collision layer.
 
     Attributes:
-        names: The ``n`` names the matrix is indexed by (duplicates allowed, e.g. one entry per
-            geometry named after its link).
-        allowed: ``(n, n)`` read-only symmetric bool array; ``allowed[i, j]`` is True when a
-            contact between ``names[i]`` and ``names[j]`` is unconditionally allowed (ALWAYS),
-            and whenever ``names[i] == names[j]`` (the diagonal; geometries of one object never
-            collide with each other). CONDITIONAL pairs are False here.
-        conditional: ``(i, j, decider)`` with ``i < j`` for every CONDITIONAL pair: the contact
-            is allowed iff ``decider(contact)``.
+        names: The ``n`` names the pairs index (duplicates allowed, e.g. one entry per
+            geometry named after its body).
+        pairs: ``(P, 2)`` index pairs into ``names`` (read-only).
+        allowed: ``(P,)`` read-only bool; True when a contact between the pair's names is
+            unconditionally allowed (ALWAYS), and whenever the two names are equal
+            (geometries of one object never collide with each other). CONDITIONAL pairs are
+            False here.
+        conditional: ``(row, decider)`` for every CONDITIONAL pair (``row`` into ``pairs``):
+            the contact is allowed iff ``decider(contact)``.
         version: :attr:`AllowedCollisionMatrix.version` at compile time.
     """
 
     names: tuple[str, ...]
+    pairs: NDArray[np.intp]
     allowed: NDArray[np.bool_]
-    conditional: tuple[tuple[int, int, DecideContactFn], ...]
+    conditional: tuple[tuple[int, DecideContactFn], ...]
     version: int
 
 
@@ -372,68 +375,81 @@ class AllowedCollisionMatrix:
         acm._defaults = dict(self._defaults)
         return acm
 
-    def compile(self, names: Sequence[str]) -> CompiledAcm:
-        """Evaluate the matrix over an ordered list of names (see :class:`CompiledAcm`).
+    def compile(self, names: Sequence[str], pairs: ArrayLike | None = None) -> CompiledAcm:
+        """Evaluate the matrix on index pairs of an ordered list of names (:class:`CompiledAcm`).
 
-        The cost is O(u² + entries touching the names) for ``u`` distinct names plus an
-        ``(n, n)`` gather; no Python loop runs over name pairs except the CONDITIONAL ones.
+        The cost is O(P log E + n) for ``P`` pairs and ``E`` pair entries among the names: no
+        Python loop runs over pairs except the CONDITIONAL ones, and no ``n × n`` array is
+        made (a scene with 10 000 world objects compiles only the pairs it checks).
 
         Args:
-            names: ``n`` object names, e.g. the link name of every collision geometry.
+            names: ``n`` object names, e.g. the body name of every collision geometry.
+            pairs: ``(P, 2)`` index pairs into ``names``; default: every pair ``i < j`` in
+                ``numpy.triu_indices(n, 1)`` order.
 
         Returns:
             The compiled matrix.
+
+        Raises:
+            InvalidArgumentError: ``pairs`` is not ``(P, 2)`` indices into ``names``.
         """
         names_t = tuple(names)
         index: dict[str, int] = {}
-        ids = np.fromiter((index.setdefault(n, len(index)) for n in names_t), dtype=np.intp,
+        ids = np.fromiter((index.setdefault(n, len(index)) for n in names_t), dtype=np.int64,
                           count=len(names_t))
+        if pairs is None:
+            rows, cols = np.triu_indices(len(names_t), 1)
+            table = np.column_stack([rows, cols]).astype(np.intp)
+        else:
+            table = np.array(pairs, dtype=np.intp).reshape(-1, 2) if np.size(pairs) else \
+                np.zeros((0, 2), dtype=np.intp)
+            if len(table) and (table.min() < 0 or table.max() >= len(names_t)):
+                raise InvalidArgumentError(f'AllowedCollisionMatrix.compile: pairs must index '
+                                           f'the {len(names_t)} names')
+        table.setflags(write=False)
         u = len(index)
         default_codes = np.full(u, _NO_ENTRY, dtype=np.int8)
         for name, k in index.items():
             d = self._defaults.get(name)
             if d is not None:
                 default_codes[k] = _CODE[d.type]
-        codes = np.minimum.outer(default_codes, default_codes)  # defaults where no pair entry
-
-        deciders: dict[tuple[int, int], DecideContactFn] = {}
-        explicit: set[tuple[int, int]] = set()
-        rows: list[int] = []
-        cols: list[int] = []
+        ka, kb = ids[table[:, 0]], ids[table[:, 1]]
+        lo, hi = np.minimum(ka, kb), np.maximum(ka, kb)
+        codes = np.minimum(default_codes[lo], default_codes[hi])  # defaults where no pair entry
+        keys: list[int] = []
         values: list[int] = []
+        explicit: dict[int, AcmEntry] = {}
         for name, k in index.items():
             for other in self._partners.get(name, ()):
                 m = index.get(other)
                 if m is None or m < k:
                     continue  # not compiled, or already seen from the other side
                 entry = self._entries[_canonical(name, other)]
-                rows.append(k)
-                cols.append(m)
+                keys.append(k * u + m)
                 values.append(_CODE[entry.type])
-                explicit.add((k, m))
-                if entry.decider is not None:
-                    deciders[(k, m)] = entry.decider
-        if rows:
-            r, c, v = np.array(rows), np.array(cols), np.array(values, dtype=np.int8)
-            codes[r, c] = v
-            codes[c, r] = v
-
-        uniq = list(index)
-        for k, m in zip(*np.nonzero(np.triu(codes == _CONDITIONAL, 1)), strict=True):
-            key = (int(k), int(m))
-            combined = None if key in explicit else self.resolve(uniq[key[0]], uniq[key[1]])
-            if combined is not None and combined.decider is not None:
-                deciders[key] = combined.decider
-
-        full = codes[np.ix_(ids, ids)]
-        same = ids[:, None] == ids[None, :]
-        allowed = (full == _ALWAYS) | same
+                explicit[k * u + m] = entry
+        pair_keys = lo * u + hi
+        if keys:
+            order = np.argsort(keys)
+            sorted_keys = np.array(keys, dtype=np.int64)[order]
+            pos = np.minimum(np.searchsorted(sorted_keys, pair_keys), len(keys) - 1)
+            found = sorted_keys[pos] == pair_keys
+            codes[found] = np.array(values, dtype=np.int8)[order][pos[found]]
+        same = ka == kb
+        allowed = (codes == _ALWAYS) | same
         allowed.setflags(write=False)
-        ii, jj = np.nonzero(np.triu((full == _CONDITIONAL) & ~same, 1))
-        conditional = tuple(
-            (int(i), int(j), deciders[(min(ids[i], ids[j]), max(ids[i], ids[j]))])
-            for i, j in zip(ii, jj, strict=True))
-        return CompiledAcm(names_t, allowed, conditional, self._version)
+        uniq = list(index)
+        deciders: dict[int, DecideContactFn] = {}
+        conditional = []
+        for row in np.flatnonzero((codes == _CONDITIONAL) & ~same).tolist():
+            key = int(pair_keys[row])
+            decider = deciders.get(key)
+            if decider is None:
+                governing = explicit.get(key) or self.resolve(uniq[key // u], uniq[key % u])
+                assert governing is not None and governing.decider is not None
+                decider = deciders[key] = governing.decider
+            conditional.append((row, decider))
+        return CompiledAcm(names_t, table, allowed, tuple(conditional), self._version)
 
     # -- dunder ---------------------------------------------------------------------------------
 

@@ -299,17 +299,38 @@ def _kind(shape: Shape) -> int:
 
 
 class _PairTable:
-    """A validated candidate-pair list and its (G, G) rank lookup (for the manager)."""
+    """A validated candidate-pair list and its rank lookup (sorted pair keys, no ``G × G`` table).
 
-    __slots__ = ('listed', 'pairs', 'rank')
+    ``rank_of(a, b)`` is the row of the pair ``(a, b)`` (either order) or -1: a binary search
+    over ``a * n + b`` keys, so 10 000 geometries cost the pairs' size, not ``n²``.
+    """
+
+    __slots__ = ('_keys', '_n', '_rows', 'listed', 'pairs')
 
     def __init__(self, pairs: IntArray, n: int) -> None:
         # frozen and C-contiguous intp: the compiled broad phase's one argument kind
         self.pairs = np.array(pairs, dtype=np.intp, order='C', copy=pairs.flags.writeable)
         self.pairs.setflags(write=False)
         self.listed: list[list[int]] = self.pairs.tolist()
-        self.rank = np.full((n, n), -1, dtype=np.intp)
-        self.rank[pairs[:, 0], pairs[:, 1]] = np.arange(len(pairs))
+        self._n = n
+        keys = self.pairs[:, 0].astype(np.int64) * n + self.pairs[:, 1]
+        self._rows = np.argsort(keys, kind='stable')
+        self._keys = keys[self._rows]
+
+    def ranks(self, a: IntArray, b: IntArray) -> IntArray:
+        """Rows of the pairs ``(a[k], b[k])`` as listed (not swapped), -1 where absent."""
+        out = np.full(len(a), -1, dtype=np.intp)
+        if len(self._keys) and len(a):
+            keys = np.asarray(a, dtype=np.int64) * self._n + np.asarray(b, dtype=np.int64)
+            pos = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
+            found = self._keys[pos] == keys
+            out[found] = self._rows[pos[found]]
+        return out
+
+    def rank_of(self, a: int, b: int) -> int:
+        """Row of the pair ``{a, b}`` in either order, or -1."""
+        r = self.ranks(np.array([a, b]), np.array([b, a]))
+        return int(r[0]) if r[0] >= 0 else int(r[1])
 
 
 class FclObjects:
@@ -690,7 +711,7 @@ class FclObjects:
     def _manager_pairs(self, visit: Callable[[int], bool]) -> None:
         """Run the manager's self-collision traversal; ``visit(rank)`` returns True to stop."""
         assert self._table is not None
-        rank = self._table.rank
+        table = self._table
         seen: set[int] = set()
         for r in self._halfspace_ranks():
             seen.add(r)
@@ -700,7 +721,7 @@ class FclObjects:
         def callback(o1: Any, o2: Any, _data: Any) -> bool:
             for a in self._resolve(o1):
                 for b in self._resolve(o2):
-                    r = int(rank[a, b]) if rank[a, b] >= 0 else int(rank[b, a])
+                    r = table.rank_of(a, b)
                     if r < 0 or r in seen:
                         continue
                     seen.add(r)
@@ -713,7 +734,7 @@ class FclObjects:
     def _manager_distance_pairs(self, visit: Callable[[int], None],
                                 max_distance: float) -> None:
         assert self._table is not None
-        rank = self._table.rank
+        table = self._table
         seen: set[int] = set()
         for r in self._halfspace_ranks():
             seen.add(r)
@@ -722,7 +743,7 @@ class FclObjects:
         def callback(o1: Any, o2: Any, _data: Any) -> tuple[bool, float]:
             for a in self._resolve(o1):
                 for b in self._resolve(o2):
-                    r = int(rank[a, b]) if rank[a, b] >= 0 else int(rank[b, a])
+                    r = table.rank_of(a, b)
                     if r >= 0 and r not in seen:
                         seen.add(r)
                         visit(r)
@@ -857,7 +878,7 @@ class FclObjects:
         else:
             cand = self._candidates(table, mode)
             assert self._table is not None
-            for r in self._table.rank[cand[:, 0], cand[:, 1]].tolist():
+            for r in self._table.ranks(cand[:, 0], cand[:, 1]).tolist():
                 if visit(int(r)):
                     truncated = True
                     break
@@ -954,7 +975,7 @@ class FclObjects:
             cand = self._candidates(table, mode, max_distance=limit) if math.isfinite(limit) \
                 else table
             assert self._table is not None
-            for r in self._table.rank[cand[:, 0], cand[:, 1]].tolist():
+            for r in self._table.ranks(cand[:, 0], cand[:, 1]).tolist():
                 visit(int(r))
         found.sort(key=lambda item: item[0])
         return [d for _, d in found]

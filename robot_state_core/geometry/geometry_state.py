@@ -29,13 +29,13 @@ ordered list of geometries with array operations; the inspector's
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 import itertools
 
 import numpy as np
 
-from robot_state_core._typing import FloatArray, Int64Array, IntArray
+from robot_state_core._typing import BoolArray, FloatArray, Int64Array, IntArray
 from robot_state_core.errors import GeometryRegistrationError
 from robot_state_core.geometry.identifiers import (
     FrameId,
@@ -89,13 +89,29 @@ class FrameRecord:
     depth: int  # world 0
     index: int  # position in the world-first frame stack: world 0, others 1..F
     child_frame_ids: list[FrameId] = field(default_factory=list)
-    geometry_ids: list[GeometryId] = field(default_factory=list)
+    #: The frame's geometries in registration order (an ordered set: O(1) removal).
+    geometry_ids: dict[GeometryId, None] = field(default_factory=dict)
+    #: ``{name: geometries of that name}``, for the name rules (G-17, G-26) in O(1).
+    geometry_names: dict[str, list[GeometryId]] = field(default_factory=dict)
 
     def copy(self) -> FrameRecord:
         """An independent copy."""
         return FrameRecord(self.id, self.name, self.source_id, self.parent_id,
                            self.frame_group, self.depth, self.index, list(self.child_frame_ids),
-                           list(self.geometry_ids))
+                           dict(self.geometry_ids),
+                           {k: list(v) for k, v in self.geometry_names.items()})
+
+    def add_geometry(self, geometry_id: GeometryId, name: str) -> None:
+        """Record a geometry of this frame."""
+        self.geometry_ids[geometry_id] = None
+        self.geometry_names.setdefault(name, []).append(geometry_id)
+
+    def forget_name(self, geometry_id: GeometryId, name: str) -> None:
+        """Drop ``geometry_id`` from the name index under ``name``."""
+        same = self.geometry_names[name]
+        same.remove(geometry_id)
+        if not same:
+            del self.geometry_names[name]
 
 
 @dataclass(slots=True, eq=False)
@@ -158,7 +174,8 @@ class GeometryState:
         renderers: ``{name: engine}`` in the order added.
         versions: The current version of each single role.
         excluded: Pairs excluded by filter declarations, canonical ``(low id, high id)``.
-        compiled_filters: ``{name: frozenset of canonical id pairs}``, the compiled layers.
+        compiled_filters: ``{name: (K, 2) int64 array}``, the compiled layers: canonical
+            ``(low id, high id)`` rows, unique, sorted, read-only.
         revision: Bumped by every model edit (keys caches of derived arrays).
     """
 
@@ -178,7 +195,7 @@ class GeometryState:
         self.renderers: dict[str, object] = {}
         self.versions: dict[Role, int] = {role: new_version() for role in SINGLE_ROLES}
         self.excluded: set[tuple[int, int]] = set()
-        self.compiled_filters: dict[str, frozenset[tuple[int, int]]] = {}
+        self.compiled_filters: dict[str, Int64Array] = {}
         self.revision = 0
         self._version: GeometryVersion | None = None
 
@@ -294,23 +311,35 @@ class GeometryState:
         if self.excluded:
             self.excluded.difference_update(
                 [p for p in self.excluded if p[0] in ids or p[1] in ids])
+        if not self.compiled_filters:
+            return
+        gone = np.fromiter(ids, dtype=np.int64, count=len(ids))
         for name, pairs in list(self.compiled_filters.items()):
-            if any(a in ids or b in ids for a, b in pairs):
-                self.compiled_filters[name] = frozenset(
-                    p for p in pairs if p[0] not in ids and p[1] not in ids)
+            hit = np.isin(pairs, gone).any(axis=1)
+            if hit.any():
+                kept = pairs[~hit]
+                kept.setflags(write=False)
+                self.compiled_filters[name] = kept
 
     def explicitly_filtered(self, a: int, b: int) -> bool:
         """True if a declaration or a compiled filter excludes the pair ``(a, b)``."""
-        key = (min(a, b), max(a, b))
-        return key in self.excluded or any(key in p for p in self.compiled_filters.values())
+        lo, hi = min(a, b), max(a, b)
+        return (lo, hi) in self.excluded or any(
+            bool(((p[:, 0] == lo) & (p[:, 1] == hi)).any())
+            for p in self.compiled_filters.values())
 
-    def _excluded_pairs(self) -> Iterable[tuple[int, int]]:
-        yield from self.excluded
-        for pairs in self.compiled_filters.values():
-            yield from pairs
+    def _excluded_pairs(self) -> Int64Array:
+        """Every declared or compiled excluded pair, ``(K, 2)`` canonical ids (may repeat)."""
+        parts = [np.array(sorted(self.excluded), dtype=np.int64).reshape(-1, 2),
+                 *self.compiled_filters.values()]
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
     def candidate_pairs(self, geometry_ids: Sequence[int] | Int64Array) -> IntArray:
         """The unfiltered pairs among ``geometry_ids`` as positions into that sequence.
+
+        The cost is linear in the number of pairs on different frames (plus same-frame pairs
+        with a deformable geometry), not in ``n²``: thousands of world geometries on the world
+        frame next to a robot's links give about ``n × links`` pairs, not ``n²/2``.
 
         Args:
             geometry_ids: ``(n,)`` registered geometry ids, in the order the caller indexes
@@ -329,10 +358,9 @@ class GeometryState:
         frame = np.fromiter((self.frames[g.frame_id].index for g in records), dtype=np.intp,
                             count=n)
         rigid = np.fromiter((g.deformable is None for g in records), dtype=bool, count=n)
-        i, j = np.triu_indices(n, 1)
-        keep = ~((frame[i] == frame[j]) & rigid[i] & rigid[j])
-        excluded = np.array(list(self._excluded_pairs()), dtype=np.int64).reshape(-1, 2)
-        if len(excluded):
+        i, j = _cross_frame_pairs(frame, rigid)
+        excluded = self._excluded_pairs()
+        if len(excluded) and len(i):
             order = np.argsort(ids, kind='stable')
             sorted_ids = ids[order]
             pos = np.searchsorted(sorted_ids, excluded)
@@ -340,8 +368,38 @@ class GeometryState:
             found = (sorted_ids[pos] == excluded).all(axis=1)
             pa, pb = order[pos[found, 0]], order[pos[found, 1]]
             codes = np.minimum(pa, pb) * n + np.maximum(pa, pb)
-            keep &= ~np.isin(i * n + j, codes)
-        return np.column_stack([i[keep], j[keep]]).astype(np.intp)
+            keep = ~np.isin(i * n + j, codes)
+            i, j = i[keep], j[keep]
+        return np.column_stack([i, j]).astype(np.intp)
+
+
+def _cross_frame_pairs(frame: IntArray, rigid: BoolArray) -> tuple[IntArray, IntArray]:
+    """Positions ``(i, j)``, ``i < j``, in ``triu_indices`` order, of the pairs not on one frame.
+
+    Same-frame pairs are kept when one of the two geometries is deformable.
+    """
+    n = len(frame)
+    order = np.argsort(frame, kind='stable')
+    starts = np.flatnonzero(np.r_[True, frame[order][1:] != frame[order][:-1]])
+    ends = np.r_[starts[1:], n]
+    parts_i: list[IntArray] = []
+    parts_j: list[IntArray] = []
+    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+        block, later = order[s:e], order[e:]
+        if len(later):
+            parts_i.append(np.repeat(block, len(later)))
+            parts_j.append(np.tile(later, len(block)))
+        soft = block[~rigid[block]]
+        if len(soft):  # a deformable geometry meets every other geometry of its frame
+            parts_i.append(np.repeat(soft, len(block)))
+            parts_j.append(np.tile(block, len(soft)))
+    if not parts_i:
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty
+    a, b = np.concatenate(parts_i), np.concatenate(parts_j)
+    i, j = np.minimum(a, b), np.maximum(a, b)
+    keys = np.unique(i[i != j] * n + j[i != j])  # sorted: triu order, duplicates dropped
+    return keys // n, keys % n
 
 
 __all__ = [

@@ -578,9 +578,9 @@ class SceneGraph:
                        exclude: GeometryId | None = None) -> tuple[GeometryId, Role] | None:
         """A geometry of ``frame`` named ``name`` that has one of ``roles`` (G-26, G-17)."""
         wanted = set(roles)
-        for gid in frame.geometry_ids:
+        for gid in frame.geometry_names.get(name, ()):
             other = self._gs.geometries[gid]
-            if gid != exclude and other.name == name:
+            if gid != exclude:
                 common = wanted.intersection(other.roles)
                 if common:
                     return gid, min(common)
@@ -891,7 +891,7 @@ class SceneGraph:
         geometry = GeometryRecord(instance.id, name, source.id, frame.id, instance.shape, X,
                              None if parent is None else parent.id, deformable=deformable)
         self._gs.geometries[geometry.id] = geometry
-        frame.geometry_ids.append(geometry.id)
+        frame.add_geometry(geometry.id, name)
         if parent is not None:
             parent.child_geometry_ids.append(geometry.id)
         for role in SINGLE_ROLES:  # Drake's order
@@ -964,6 +964,9 @@ class SceneGraph:
                 f'{where}: cannot rename {self._describe(geometry_id)} to {name!r}: '
                 f'{self._describe(clash[0])} on the same frame has the {clash[1].name} role '
                 '(G-17)')
+        frame = self._gs.frames[geometry.frame_id]
+        frame.forget_name(geometry.id, geometry.name)
+        frame.geometry_names.setdefault(name, []).append(geometry.id)
         geometry.name = name
         self._edited()
 
@@ -1023,7 +1026,9 @@ class SceneGraph:
         gone: set[int] = set()
         proximity = rendered = illustrated = False
         for g in removed:
-            self._gs.frames[g.frame_id].geometry_ids.remove(g.id)
+            frame = self._gs.frames[g.frame_id]
+            del frame.geometry_ids[g.id]
+            frame.forget_name(g.id, g.name)
             del self._gs.geometries[g.id]
             gone.add(g.id)
             proximity = proximity or Role.PROXIMITY in g.roles
@@ -1354,11 +1359,14 @@ class SceneGraph:
             raise self._unknown(where, 'geometry', unknown[0], 'G-29')
         proximity = {g for g in np.unique(flat).tolist()
                      if Role.PROXIMITY in geometries[GeometryId(g)].roles}
-        lo = np.minimum(pairs[:, 0], pairs[:, 1]).tolist()
-        hi = np.maximum(pairs[:, 0], pairs[:, 1]).tolist()
-        self._gs.compiled_filters[name] = frozenset(
-            (a, b) for a, b in zip(lo, hi, strict=True)
-            if a != b and a in proximity and b in proximity)
+        pairs = pairs.astype(np.int64)
+        lo = np.minimum(pairs[:, 0], pairs[:, 1])
+        hi = np.maximum(pairs[:, 0], pairs[:, 1])
+        known = np.fromiter(proximity, dtype=np.int64, count=len(proximity))
+        keep = (lo != hi) & np.isin(lo, known) & np.isin(hi, known)
+        canonical = np.unique(np.column_stack([lo[keep], hi[keep]]), axis=0).reshape(-1, 2)
+        canonical.setflags(write=False)
+        self._gs.compiled_filters[name] = canonical
         self._bump(Role.PROXIMITY)
         self._edited()
 

@@ -70,14 +70,15 @@ geometry and meshes are shared) for another thread.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 import dataclasses
 from dataclasses import dataclass, field
 import enum
 import logging
 import math
+import threading
 from types import MappingProxyType
-from typing import Any, get_args
+from typing import Any, Concatenate, get_args, ParamSpec, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -126,6 +127,7 @@ __all__ = [
     'CollisionRequest',
     'CollisionResult',
     'Contact',
+    'ObjectType',
     'PlanningScene',
     'StateValidity',
     'WorldObject',
@@ -135,6 +137,21 @@ _LOG = logging.getLogger(__name__)
 
 _FILTER_NAME = 'planning_scene'
 '''Name of the scene's compiled filter in its registry.'''
+
+
+_P = ParamSpec('_P')
+_R = TypeVar('_R')
+
+
+def _locked(method: Callable[Concatenate[PlanningScene, _P], _R]
+            ) -> Callable[Concatenate[PlanningScene, _P], _R]:
+    """Run a scene method under the scene's lock (edits, and what reads mutable scene data)."""
+    def run(self: PlanningScene, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+    run.__name__, run.__qualname__ = method.__name__, method.__qualname__
+    run.__doc__ = method.__doc__
+    return run
 
 
 class CollisionObjectOperation(enum.IntEnum):
@@ -205,6 +222,33 @@ def _stack(poses: Sequence[FloatArray]) -> FloatArray:
 
 
 # ---------------------------------------------------------------------------- value types
+
+
+@dataclass(frozen=True)
+class ObjectType:
+    """A recognised object type (``object_recognition_msgs/ObjectType``).
+
+    Attributes:
+        key: The type's key in its database.
+        db: The database (free text, e.g. a JSON description).
+    """
+
+    key: str = ''
+    db: str = ''
+
+
+def _rgba(value: ArrayLike, where: str) -> tuple[float, float, float, float]:
+    try:
+        c = np.asarray(value, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as err:
+        raise InvalidArgumentError(f'{where}: a colour is 4 numbers (r, g, b, a), got '
+                                   f'{value!r}') from err
+    if c.shape != (4,) or not np.isfinite(c).all():
+        raise InvalidArgumentError(f'{where}: a colour is 4 finite numbers (r, g, b, a), got '
+                                   f'{value!r}')
+    r, g, b, a = (float(v) for v in c)
+    return r, g, b, a
+
 
 
 @dataclass(frozen=True, eq=False)
@@ -448,6 +492,7 @@ class PlanningScene:
         if not isinstance(model, RobotModel):
             raise InvalidArgumentError(f'PlanningScene: model must be a RobotModel, got '
                                        f'{type(model).__name__}')
+        self._lock = threading.RLock()
         self._model = model
         self._broadphase = self._check_broadphase(broadphase)
         self._padding = float(padding)
@@ -458,6 +503,8 @@ class PlanningScene:
             self._acm.add_allowed_collision(a, b, reason)
         self._world: dict[str, WorldObject] = {}
         self._world_version = 0
+        self._colors: dict[str, tuple[float, float, float, float]] = {}
+        self._types: dict[str, ObjectType] = {}
         self._edits = 0
         self._acm_seen: tuple[AllowedCollisionMatrix, int] = (self._acm, self._acm.version)
         self._group_links: dict[str, BoolArray] = {}
@@ -494,8 +541,9 @@ class PlanningScene:
 
     def _reset_caches(self) -> None:
         self._layout: _Layout | None = None
-        self._fcl: FclObjects | None = None
-        self._fcl_layout: _Layout | None = None
+        # per thread: (layout, its posed fcl objects); queries of several threads never share
+        # the fcl objects they pose
+        self._tls = threading.local()
         self._pairs: _Pairs | None = None
         self._pairs_key: tuple[_Layout, AllowedCollisionMatrix, int, int] | None = None
         self._filter_key: tuple[_Layout, AllowedCollisionMatrix, int] | None = None
@@ -538,6 +586,7 @@ class PlanningScene:
         return self._acm
 
     @acm.setter
+    @_locked
     def acm(self, value: AllowedCollisionMatrix) -> None:
         if not isinstance(value, AllowedCollisionMatrix):
             raise InvalidArgumentError(f'PlanningScene.acm: expected an AllowedCollisionMatrix, '
@@ -550,6 +599,7 @@ class PlanningScene:
         return MappingProxyType(self._world)
 
     @property
+    @_locked
     def version(self) -> int:
         """Increases with every change of the world, the attached bodies or the ACM."""
         seen = (self._acm, self._acm.version)
@@ -564,6 +614,7 @@ class PlanningScene:
         if world:
             self._world_version += 1
 
+    @_locked
     def copy(self) -> PlanningScene:
         """An independent snapshot, safe to use from another thread.
 
@@ -573,6 +624,7 @@ class PlanningScene:
         objects, attached bodies, meshes and compiled index arrays are shared.
         """
         other = PlanningScene.__new__(PlanningScene)
+        other._lock = threading.RLock()
         other._model = self._model
         other._broadphase = self._broadphase
         other._padding = self._padding
@@ -580,6 +632,8 @@ class PlanningScene:
         other._state = self._state.copy()
         other._acm = self._acm.copy()
         other._world = dict(self._world)
+        other._colors = dict(self._colors)
+        other._types = dict(self._types)
         other._world_version = self._world_version
         other._edits = self.version
         other._acm_seen = (other._acm, other._acm.version)
@@ -607,20 +661,30 @@ class PlanningScene:
 
     # ------------------------------------------------------------------ world objects
 
+    @_locked
     def apply_world_object(self, op: CollisionObjectOperation | int, object_id: str,
                            X_WO: ArrayLike | None = None,
                            shapes: Iterable[tuple[Shape, ArrayLike]] = (),
-                           subframes: Mapping[str, ArrayLike] | None = None) -> None:
+                           subframes: Mapping[str, ArrayLike] | None = None, *,
+                           shape_poses: Sequence[ArrayLike] | None = None) -> None:
         """Apply a ``CollisionObject`` operation to the world (MoveIt semantics).
+
+        MoveIt's ``processCollisionObjectMsg`` on core values.
 
         * ADD: create the object; an existing object of that id is replaced. Needs shapes.
           ``X_WO`` defaults to the identity.
-        * APPEND: add shapes (and subframes) to the object, creating it when absent (MoveIt).
-          A given ``X_WO`` becomes the object's pose (MoveIt ``World::addToObject``); existing
-          shapes keep their poses in the object frame.
+        * APPEND: add shapes to the object, creating it when absent. Needs shapes. On an
+          existing object ``X_WO`` is ignored and the new shapes' poses are taken in the
+          object's current frame (MoveIt ``World::addToObject``); the subframes are replaced
+          by ``subframes`` (none given: cleared), as MoveIt's ``setSubframesOfObject``.
         * MOVE: set the object pose, keeping shapes and subframes (``shapes`` are ignored, as
-          in MoveIt, which warns).
-        * REMOVE: remove the object; an empty ``object_id`` removes every world object.
+          in MoveIt, which warns). ``shape_poses``, when given and non-empty, are the new
+          poses of all the object's shapes in the object frame (their count must match).
+        * REMOVE: remove the object, its ACM pair entries, colour and type (MoveIt: objects
+          removed from the world leave no ACM entries behind, moveit2 #3183); an empty
+          ``object_id`` removes every world object.
+
+        Nothing changes when the call raises.
 
         Args:
             op: The operation.
@@ -628,11 +692,13 @@ class PlanningScene:
             X_WO: ``(4, 4)`` object pose in the model frame.
             shapes: ``(shape, X_OS)`` pairs, poses in the object frame.
             subframes: ``{name: X_OF}``.
+            shape_poses: MOVE only: ``X_OS`` of every shape of the object.
 
         Raises:
             UnknownNameError: MOVE or REMOVE of an unknown id.
-            InvalidArgumentError: Unknown operation, ADD without shapes, MOVE without a pose,
-                malformed poses or shapes, an empty id for ADD/APPEND/MOVE.
+            InvalidArgumentError: Unknown operation, ADD or APPEND without shapes, MOVE without
+                a pose or with a wrong number of shape poses, malformed poses or shapes, an
+                empty id for ADD/APPEND/MOVE.
         """
         try:
             operation = CollisionObjectOperation(op)
@@ -645,16 +711,11 @@ class PlanningScene:
         where = f'PlanningScene.apply_world_object({operation.name}, {object_id!r})'
         if operation is CollisionObjectOperation.REMOVE:
             if not object_id:
-                if self._world:
-                    for oid in self._world:
-                        self._unregister_world(oid)
-                    self._world.clear()
-                    self._changed(world=True)
+                self.remove_all_world_objects()
                 return
             if object_id not in self._world:
                 raise UnknownNameError(object_id, 'world object', self._world)
-            del self._world[object_id]
-            self._unregister_world(object_id)
+            self._remove_world(object_id)
             self._changed(world=True)
             return
         if not object_id:
@@ -668,32 +729,243 @@ class PlanningScene:
                 raise InvalidArgumentError(f'{where}: MOVE needs a pose')
             if shape_list:
                 _LOG.debug(f'{where}: MOVE ignores the {len(shape_list)} shape(s) given')
-            new = WorldObject(object_id, np.asarray(X_WO, dtype=np.float64), old.shapes,
-                              old.subframes)
-            self._world[object_id] = new
-            self._move_world(new)  # same geometries (ids, filters), new poses
-            self._changed(world=True)
+            moved = old.shapes
+            if shape_poses is not None and len(shape_poses):
+                if len(shape_poses) != len(old.shapes):
+                    raise InvalidArgumentError(
+                        f"{where}: {len(shape_poses)} shape poses for the object's "
+                        f'{len(old.shapes)} shapes')
+                moved = tuple((shape, _pose(X, f'{where}: shape pose {k}'))
+                              for k, ((shape, _), X) in enumerate(zip(old.shapes, shape_poses,
+                                                                       strict=True)))
+            self._put_world(WorldObject(object_id, np.asarray(X_WO, dtype=np.float64), moved,
+                                        old.subframes), same_shapes=True)
             return
+        if not shape_list:
+            raise InvalidArgumentError(f'{where}: no shapes given')
+        _check_meshes([sh for sh, _ in shape_list], where)
         if operation is CollisionObjectOperation.ADD or old is None:
-            if not shape_list:
-                raise InvalidArgumentError(f'{where}: no shapes given')
-            _check_meshes([sh for sh, _ in shape_list], where)
             new = WorldObject(object_id, np.eye(4) if X_WO is None else
                               np.asarray(X_WO, dtype=np.float64), shape_list,
                               _pose_map(subframes, where))
-        else:  # APPEND to an existing object
-            _check_meshes([sh for sh, _ in shape_list], where)
-            merged = dict(old.subframes)
-            merged.update(_pose_map(subframes, where))
-            new = WorldObject(object_id, old.X_WO if X_WO is None else
-                              np.asarray(X_WO, dtype=np.float64),
-                              (*old.shapes, *shape_list), merged)
-        self._world[object_id] = new
-        self._register_world(new)
+        else:  # APPEND to an existing object: its pose stays, its subframes are replaced
+            new = WorldObject(object_id, old.X_WO, (*old.shapes, *shape_list),
+                              _pose_map(subframes, where))
+        self._put_world(new)
+
+    @_locked
+    def remove_all_world_objects(self) -> None:
+        """Remove every world object with its ACM pair entries, colour and type.
+
+        MoveIt ``removeAllCollisionObjects``.
+        """
+        if not self._world:
+            return
+        self._clear_scene_filter()  # one purge here instead of one per geometry
+        for oid in list(self._world):
+            self._remove_world(oid)
         self._changed(world=True)
+
+    @_locked
+    def set_object_pose(self, object_id: str, X_WO: ArrayLike) -> None:
+        """Set a world object's pose; an absent object is created without shapes.
+
+        MoveIt ``World::setObjectPose``. Shapes and subframes keep their poses in the object
+        frame.
+
+        Raises:
+            InvalidArgumentError: Empty id or malformed pose.
+        """
+        if not isinstance(object_id, str) or not object_id:
+            raise InvalidArgumentError(f'PlanningScene.set_object_pose: object_id must be a '
+                                       f'non-empty str, got {object_id!r}')
+        old = self._world.get(object_id)
+        X = np.asarray(X_WO, dtype=np.float64)
+        if old is None:
+            self._put_world(WorldObject(object_id, X))
+        else:
+            self._put_world(WorldObject(object_id, X, old.shapes, old.subframes),
+                            same_shapes=True)
+
+    @_locked
+    def move_object(self, object_id: str, X_W: ArrayLike) -> None:
+        """Move a world object by ``X_W``, relative: ``X_WO <- X_W @ X_WO``.
+
+        MoveIt ``World::moveObject`` (``X_W`` is applied in the model frame).
+
+        Raises:
+            UnknownNameError: No such world object.
+            InvalidArgumentError: Malformed pose.
+        """
+        old = self._world_object(object_id)
+        X = _pose(X_W, f'PlanningScene.move_object({object_id!r})')
+        self._put_world(WorldObject(object_id, X @ old.X_WO, old.shapes, old.subframes),
+                        same_shapes=True)
+
+    @_locked
+    def move_shape_in_object(self, object_id: str, index: int, X_OS: ArrayLike) -> None:
+        """Set the pose ``X_OS`` of shape ``index`` of a world object, in the object frame.
+
+        MoveIt ``World::moveShapeInObject`` (which finds the shape by pointer; ours by index).
+
+        Raises:
+            UnknownNameError: No such world object.
+            InvalidArgumentError: ``index`` out of range, malformed pose.
+        """
+        old = self._world_object(object_id)
+        k = self._shape_index(old, index, 'move_shape_in_object')
+        X = _pose(X_OS, f'PlanningScene.move_shape_in_object({object_id!r}, {index})')
+        shapes = list(old.shapes)
+        shapes[k] = (shapes[k][0], X)
+        self._put_world(WorldObject(object_id, old.X_WO, tuple(shapes), old.subframes),
+                        same_shapes=True)
+
+    @_locked
+    def remove_shape_from_object(self, object_id: str, index: int) -> None:
+        """Remove shape ``index`` of a world object (MoveIt ``World::removeShapeFromObject``).
+
+        Removing the last shape removes the object, with its ACM entries, colour and type.
+
+        Raises:
+            UnknownNameError: No such world object.
+            InvalidArgumentError: ``index`` out of range.
+        """
+        old = self._world_object(object_id)
+        k = self._shape_index(old, index, 'remove_shape_from_object')
+        shapes = old.shapes[:k] + old.shapes[k + 1:]
+        if not shapes:
+            self._remove_world(object_id)
+            self._changed(world=True)
+            return
+        self._put_world(WorldObject(object_id, old.X_WO, shapes, old.subframes))
+
+    @_locked
+    def set_subframes_of_object(self, object_id: str,
+                                subframes: Mapping[str, ArrayLike]) -> None:
+        """Replace a world object's subframes ``{name: X_OF}`` (``setSubframesOfObject``).
+
+        Raises:
+            UnknownNameError: No such world object.
+            InvalidArgumentError: A malformed pose.
+        """
+        old = self._world_object(object_id)
+        where = f'PlanningScene.set_subframes_of_object({object_id!r})'
+        self._put_world(WorldObject(object_id, old.X_WO, old.shapes,
+                                    _pose_map(subframes, where)), same_shapes=True)
+
+    def _world_object(self, object_id: str) -> WorldObject:
+        obj = self._world.get(object_id)
+        if obj is None:
+            raise UnknownNameError(object_id, 'world object', self._world)
+        return obj
+
+    @staticmethod
+    def _shape_index(obj: WorldObject, index: int, method: str) -> int:
+        if not isinstance(index, int | np.integer) or not 0 <= int(index) < len(obj.shapes):
+            raise InvalidArgumentError(f'PlanningScene.{method}({obj.id!r}): shape index '
+                                       f'{index!r} is not in [0, {len(obj.shapes)})')
+        return int(index)
+
+    def _put_world(self, obj: WorldObject, *, same_shapes: bool = False) -> None:
+        """Store ``obj`` (new or replacing one of its id) and its geometry in the registry.
+
+        ``same_shapes``: ``obj`` has the shapes of the object it replaces (moved, or new
+        subframes): the registered geometries are re-posed, keeping their ids and filters.
+        """
+        if same_shapes and obj.id in self._world_ids:
+            self._world[obj.id] = obj
+            self._move_world(obj)
+        else:
+            self._world[obj.id] = obj
+            self._register_world(obj)
+        self._changed(world=True)
+
+    def _remove_world(self, object_id: str) -> None:
+        """Drop a world object, its geometry, its ACM pair entries, colour and type."""
+        del self._world[object_id]
+        self._unregister_world(object_id)
+        self._acm.remove_allowed_collision(object_id)
+        self._colors.pop(object_id, None)
+        self._types.pop(object_id, None)
+
+    # ------------------------------------------------------------------ colours and types
+
+    @_locked
+    def set_object_color(self, object_id: str, rgba: ArrayLike) -> None:
+        """Set the display colour of an object id (MoveIt ``setObjectColor``).
+
+        World or attached: colours are kept by id through attach and detach.
+
+        Raises:
+            InvalidArgumentError: Empty id, or ``rgba`` not 4 finite numbers.
+        """
+        if not isinstance(object_id, str) or not object_id:
+            raise InvalidArgumentError(f'PlanningScene.set_object_color: object_id must be a '
+                                       f'non-empty str, got {object_id!r}')
+        self._colors[object_id] = _rgba(rgba, f'PlanningScene.set_object_color({object_id!r})')
+        self._changed()
+
+    def get_object_color(self, object_id: str) -> tuple[float, float, float, float] | None:
+        """The colour of ``object_id`` as ``(r, g, b, a)``, or ``None``."""
+        return self._colors.get(object_id)
+
+    def has_object_color(self, object_id: str) -> bool:
+        """Whether ``object_id`` has a colour."""
+        return object_id in self._colors
+
+    @_locked
+    def remove_object_color(self, object_id: str) -> bool:
+        """Forget the colour of ``object_id``; returns whether it had one."""
+        if self._colors.pop(object_id, None) is None:
+            return False
+        self._changed()
+        return True
+
+    @property
+    def object_colors(self) -> Mapping[str, tuple[float, float, float, float]]:
+        """Read-only live mapping ``{object id: (r, g, b, a)}``."""
+        return MappingProxyType(self._colors)
+
+    @_locked
+    def set_object_type(self, object_id: str, object_type: ObjectType) -> None:
+        """Set the recognised type of an object id (MoveIt ``setObjectType``).
+
+        ``object_recognition_msgs/ObjectType``; kept through attach and detach.
+
+        Raises:
+            InvalidArgumentError: Empty id or not an :class:`ObjectType`.
+        """
+        if not isinstance(object_id, str) or not object_id or \
+                not isinstance(object_type, ObjectType):
+            raise InvalidArgumentError(f'PlanningScene.set_object_type: needs a non-empty id '
+                                       f'and an ObjectType, got {object_id!r}, {object_type!r}')
+        self._types[object_id] = object_type
+        self._changed()
+
+    def get_object_type(self, object_id: str) -> ObjectType | None:
+        """The type of ``object_id``, or ``None``."""
+        return self._types.get(object_id)
+
+    def has_object_type(self, object_id: str) -> bool:
+        """Whether ``object_id`` has a type."""
+        return object_id in self._types
+
+    @_locked
+    def remove_object_type(self, object_id: str) -> bool:
+        """Forget the type of ``object_id``; returns whether it had one."""
+        if self._types.pop(object_id, None) is None:
+            return False
+        self._changed()
+        return True
+
+    @property
+    def object_types(self) -> Mapping[str, ObjectType]:
+        """Read-only live mapping ``{object id: ObjectType}``."""
+        return MappingProxyType(self._types)
 
     # ------------------------------------------------------------------ attached objects
 
+    @_locked
     def attach_object(self, link: str, object_id: str, X_WO: ArrayLike | None = None,
                       shapes: Iterable[tuple[Shape, ArrayLike]] = (),
                       subframes: Mapping[str, ArrayLike] | None = None,
@@ -766,6 +1038,7 @@ class PlanningScene:
         self._changed()
         return attached
 
+    @_locked
     def detach_object(self, object_id: str) -> WorldObject:
         """Detach a body from the current state and put it back into the world.
 
@@ -831,6 +1104,7 @@ class PlanningScene:
     # ------------------------------------------------------------------ the registry
 
     @property
+    @_locked
     def scene_graph(self) -> SceneGraph:
         """The scene's geometry store, a Drake-style registry (live: edits of the scene show).
 
@@ -873,6 +1147,17 @@ class PlanningScene:
         for gid, (shape, _), X_WS in zip(self._world_ids[obj.id], obj.shapes,
                                          obj.shape_world_poses(), strict=True):
             self._sg.change_shape(self._world_source, gid, shape, X_WS)
+
+    def _clear_scene_filter(self) -> None:
+        """Drop the scene's compiled filter (recompiled at the next query).
+
+        Done before many removals: the registry then has no filter pairs to purge per removed
+        geometry.
+        """
+        if self._filter_key is not None:
+            self._own_registry()
+            self._sg.collision_filter_manager().remove_compiled_filter(_FILTER_NAME)
+            self._filter_key = None
 
     def _unregister_world(self, object_id: str) -> None:
         if object_id in self._world_ids:
@@ -989,26 +1274,25 @@ class PlanningScene:
             and key[2] == self._acm.version \
             and key[3] == self._inspector.geometry_version().proximity
 
-    def _compile_filter(self, layout: _Layout, compiled_allowed: BoolArray) -> None:
+    def _compile_filter(self, layout: _Layout, structural: IntArray, allowed: BoolArray
+                        ) -> None:
         """Install the scene's rules as the registry's compiled filter ``'planning_scene'``.
 
         Pairs the registry already filters (rigid geometries on one frame: the geometries of
         one link, of one attached body and of bodies attached to one link; every pair of world
-        objects, which are anchored on the world frame) are left to that rule. Excluded here:
-        ACM ALWAYS entries, geometries of links whose collision flag is off, an attached body
-        against its touch links, and two half-spaces.
+        objects, which are anchored on the world frame) are left to that rule and are not in
+        ``structural``. Excluded here: ACM ALWAYS entries (``allowed``, one per structural
+        pair), geometries of links whose collision flag is off, an attached body against its
+        touch links, and two half-spaces.
         """
-        G = len(layout.shapes)
-        i, j = np.triu_indices(G, 1)
+        i, j = structural[:, 0], structural[:, 1]
         bt_i, bt_j = layout.body_type[i], layout.body_type[j]
-        excluded = ~(layout.enabled[i] & layout.enabled[j])
-        excluded |= compiled_allowed[i, j]
+        excluded = ~(layout.enabled[i] & layout.enabled[j]) | allowed
         rob_att = (bt_i == int(BodyType.ROBOT_LINK)) & (bt_j == int(BodyType.ROBOT_ATTACHED))
         excluded[rob_att] |= layout.touch[layout.attached_index[j[rob_att]],
                                           layout.ref_link[i[rob_att]]]
         halfspace = np.array([isinstance(s, HalfSpace) for s in layout.shapes], dtype=bool)
         excluded |= halfspace[i] & halfspace[j]
-        excluded &= layout.ref_link[i] != layout.ref_link[j]  # same frame: already filtered
         ids = layout.ids
         self._own_registry()
         self._sg.collision_filter_manager().set_compiled_filter(
@@ -1017,12 +1301,13 @@ class PlanningScene:
     def _pairs_for(self, layout: _Layout) -> _Pairs:
         if self._pairs is not None and self._pairs_current(layout):
             return self._pairs
-        compiled = self._acm.compile(layout.body_name)
+        structural = _structural_pairs(layout)
+        compiled = self._acm.compile(layout.body_name, structural)
         filter_key = (layout, self._acm, self._acm.version)
         key = self._filter_key
         if key is None or key[0] is not layout or key[1] is not self._acm \
                 or key[2] != self._acm.version:
-            self._compile_filter(layout, compiled.allowed)
+            self._compile_filter(layout, structural, compiled.allowed)
             self._filter_key = filter_key
         pairs = candidate_index_pairs(self._inspector.get_collision_candidate_array(),
                                       layout.ids)
@@ -1030,7 +1315,8 @@ class PlanningScene:
         deciders: list[DecideContactFn | None] = [None] * len(pairs)
         if compiled.conditional:
             rank = {(int(a), int(b)): r for r, (a, b) in enumerate(pairs.tolist())}
-            for a, b, decider in compiled.conditional:
+            for row, decider in compiled.conditional:
+                a, b = structural[row].tolist()
                 r = rank.get((a, b))
                 if r is not None:
                     deciders[r] = decider
@@ -1041,17 +1327,20 @@ class PlanningScene:
         return result
 
     def _moved_links(self, group: str) -> BoolArray:
+        """The links a group check covers: MoveIt's updated links of the group.
+
+        MoveIt (``CollisionEnvFCL``, ``active_components_only``) checks a pair when one of its
+        bodies is a link of ``getUpdatedLinkModelsWithGeometry()`` (or attached to one): the
+        links below the group's *root active* joints. A group's fixed joints and mimic joints
+        move nothing on their own, so e.g. the Panda's ``hand`` group covers the fingers but
+        not ``panda_hand``.
+        """
         moved = self._group_links.get(group)
         if moved is None:
             model = self._model
-            g = model.group(group)
             moved = np.zeros(model.link_count, dtype=bool)
-            moved[model.joint_child_link[g.joint_indices]] = True
-            parent_joint = model.link_parent_joint
-            for li in range(model.link_count):  # parents come before children
-                j = int(parent_joint[li])
-                if j >= 0 and moved[int(model.joint_parent_link[j])]:
-                    moved[li] = True
+            for name in model.group(group).updated_link_model_names:
+                moved[model.link_index(name)] = True
             moved.setflags(write=False)
             self._group_links[group] = moved
         return moved
@@ -1081,18 +1370,20 @@ class PlanningScene:
         return sel
 
     def _objects(self, layout: _Layout) -> FclObjects:
-        fcl = self._fcl
-        if fcl is not None and self._fcl_layout is layout:
+        """This thread's fcl objects for ``layout`` (built or re-identified when it changed)."""
+        tls = self._tls
+        fcl: FclObjects | None = getattr(tls, 'fcl', None)
+        fcl_layout: _Layout | None = getattr(tls, 'layout', None)
+        if fcl is not None and fcl_layout is layout:
             return fcl
-        if fcl is None or self._fcl_layout is None or self._fcl_layout.shapes != layout.shapes:
+        if fcl is None or fcl_layout is None or fcl_layout.shapes != layout.shapes:
             fcl = FclObjects(layout.shapes, layout.ids.tolist(), broadphase=self._broadphase)
-            self._fcl = fcl
         else:  # same shapes (e.g. a world object moved): only ids and poses change
             fcl.set_ids(layout.ids.tolist())
         X_WG = fcl.X_WG.copy()  # the moving geometries are posed per query (_prepare)
         X_WG[layout.n_moving:] = layout.X_WS_static
         fcl.set_poses(X_WG)
-        self._fcl_layout = layout
+        tls.fcl, tls.layout = fcl, layout
         return fcl
 
     def _check_state(self, state: RobotState) -> None:
@@ -1100,24 +1391,26 @@ class PlanningScene:
             raise ModelMismatchError('PlanningScene: the state belongs to another model (states '
                                      'only combine with the RobotModel instance of the scene)')
 
-    def _prepare(self, state: RobotState) -> tuple[_Layout, FclObjects]:
-        """Compile (if needed) and pose every geometry for ``state``."""
-        self._check_state(state)
-        layout = self._layout_for(tuple(state.get_attached_bodies()))
-        fcl = self._objects(layout)
-        fcl.set_frame_poses(state.get_link_poses(), layout.moving_link, layout.X_LS)
-        return layout, fcl
-
     def _query(self, state: RobotState, self_collision: bool = True,
                world_collision: bool = True, group: str | None = None
                ) -> tuple[_Layout, QueryObject, _Selection]:
-        """Pose the geometries for ``state``; the snapshot and the selected pairs."""
-        layout, fcl = self._prepare(state)
-        sel = self._selection(layout, self_collision, world_collision, group)
-        pairs = self._pairs  # compiled (and checked current) by _selection
+        """Pose the geometries for ``state``; the snapshot and the selected pairs.
+
+        The compiled data (layout, candidate pairs, selections) is made or fetched under the
+        scene's lock and is immutable; the fcl objects are this thread's own, posed outside
+        the lock. So queries of several threads run side by side and never see each other's
+        poses.
+        """
+        with self._lock:
+            self._check_state(state)
+            layout = self._layout_for(tuple(state.get_attached_bodies()))
+            sel = self._selection(layout, self_collision, world_collision, group)
+            pairs = self._pairs  # compiled (and checked current) by _selection
+            inspector = self._inspector
         assert pairs is not None
-        return layout, QueryObject(self._inspector, fcl, layout.ids, pairs.pairs,
-                                   layout.index_of), sel
+        fcl = self._objects(layout)
+        fcl.set_frame_poses(state.get_link_poses(), layout.moving_link, layout.X_LS)
+        return layout, QueryObject(inspector, fcl, layout.ids, pairs.pairs, layout.index_of), sel
 
     # ------------------------------------------------------------------ queries
 
@@ -1135,6 +1428,7 @@ class PlanningScene:
         """
         return self._query(state)[1]
 
+    @_locked
     def candidate_pairs(self, state: RobotState | None = None,
                         request: CollisionRequest = CollisionRequest()
                         ) -> tuple[tuple[str, str], ...]:
@@ -1290,4 +1584,21 @@ class PlanningScene:
 
 def _same(a: tuple[AttachedBody, ...], b: tuple[AttachedBody, ...]) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+
+
+def _structural_pairs(layout: _Layout) -> IntArray:
+    """``(P, 2)`` index pairs ``i < j`` a scene may check: not on one frame, not both world.
+
+    Moving geometries (robot, then attached) come first in a layout, so every such pair has
+    ``i < n_moving``: ``n_moving² / 2 + n_moving × n_world`` pairs, never ``G²``.
+    """
+    m, G = layout.n_moving, len(layout.shapes)
+    ref = layout.ref_link
+    i, j = np.triu_indices(m, 1)
+    keep = ref[i] != ref[j]
+    wi = np.repeat(np.arange(m, dtype=np.intp), G - m)
+    wj = np.tile(np.arange(m, G, dtype=np.intp), m)
+    out: IntArray = np.column_stack([np.concatenate([i[keep], wi]),
+                                     np.concatenate([j[keep], wj])]).astype(np.intp)
+    return out
 
