@@ -33,7 +33,8 @@ import time
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / 'tools'
-INTERFACES = ('tf2_msgs', 'object_recognition_msgs', 'moveit_msgs')  # dependency order
+# dependency order: moveit_msgs needs object_recognition_msgs and octomap_msgs
+INTERFACES = ('tf2_msgs', 'object_recognition_msgs', 'octomap_msgs', 'moveit_msgs')
 CHROMIUM_NAMES = ('chromium', 'chromium-browser', 'google-chrome')
 
 
