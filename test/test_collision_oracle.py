@@ -163,7 +163,7 @@ def test_distances_match_coal(oracle: Oracle) -> None:
         q_pin = oracle.pin_q(q)
         pin.computeDistances(oracle.pm, oracle.data, oracle.gm, oracle.gdata, q_pin)
         theirs = min(float(r.min_distance) for r in oracle.gdata.distanceResults)
-        ours = scene.distance_to_collision(state)
+        ours = scene.distance_to_collision(state, self_collision=True)
         assert ours > 0.0
         assert ours == pytest.approx(theirs, abs=DISTANCE_TOL)
         assert scene.check_collision(state, CollisionRequest(distance=True)).distance == ours

@@ -344,7 +344,8 @@ def test_unreadable_collision_meshes_leave_the_link_its_other_geometry(
         assert "link 'arm'" in line and f'file://{path}' in line and '\n' not in line
     assert geometry.unreadable == (warnings[1],)  # resolved but unreadable: the services log it
     assert 'holds no triangles' in warnings[1]
-    assert scene.distance_to_collision(scene.current_state) == pytest.approx(0.35, abs=1e-9)
+    assert scene.distance_to_collision(scene.current_state, self_collision=True) == \
+        pytest.approx(0.35, abs=1e-9)
 
     hulls = PlanningScene(model, mesh_mode='convex')  # the flat mesh has no 3D hull
     assert hulls.geometry.names == ('base/0', 'arm/1')
@@ -352,4 +353,5 @@ def test_unreadable_collision_meshes_leave_the_link_its_other_geometry(
     assert len(hulls.geometry.unreadable) == 2
     assert 'flat.stl' in hulls.geometry.unreadable[1]
     assert 'convex_hull' in hulls.geometry.unreadable[1]
-    assert hulls.distance_to_collision(hulls.current_state) == pytest.approx(0.35, abs=1e-9)
+    assert hulls.distance_to_collision(hulls.current_state, self_collision=True) == \
+        pytest.approx(0.35, abs=1e-9)

@@ -258,14 +258,14 @@ def test_named_states_are_collision_free_and_folding_collides(model: RobotModel,
     for name in ('home', 'ready'):
         state.set_variable_positions(named(model, name))
         assert not scene.check_collision(state).collision, name
-        assert scene.distance_to_collision(state) > 0.0
+        assert scene.distance_to_collision(state, self_collision=True) > 0.0
         assert scene.is_state_valid(state).valid
     state.set_variable_positions(FOLDED)
     result = scene.check_collision(state, all_contacts())
     assert result.collision and result.contact_count == len(result.contacts) > 1
     assert ('base_link', 'gripper_palm_link') in pairs_of(result)
     assert all(c.body_type_1 == c.body_type_2 == BodyType.ROBOT_LINK for c in result.contacts)
-    assert scene.distance_to_collision(state) < 0.0
+    assert scene.distance_to_collision(state, self_collision=True) < 0.0
     validity = scene.is_state_valid(state)
     assert not validity.valid and validity.contacts == ()
     assert validity.message.startswith('in collision')
@@ -358,7 +358,12 @@ def bisect_contact(scene: PlanningScene, state: RobotState, joint: str, free: fl
     return free
 
 
-def test_padding_turns_a_near_miss_into_a_collision(model: RobotModel) -> None:
+def test_padding_applies_to_world_pairs_not_self_pairs(model: RobotModel) -> None:
+    """Padding applies to world pairs only: a self near miss stays a miss under padding.
+
+    MoveIt's planning scene checks the padded robot against the world and the unpadded robot
+    against itself.
+    """
     scene = PlanningScene(model)
     state = scene.current_state
     state.set_variable_positions({'shoulder_lift_joint': -2.0, 'elbow_joint': -1.0,
@@ -367,18 +372,21 @@ def test_padding_turns_a_near_miss_into_a_collision(model: RobotModel) -> None:
     bisect_contact(scene, state, 'elbow_joint', -1.0, -1.5)
     # step back until the gap is a couple of millimetres
     elbow = state.get_variable_position('elbow_joint')
-    while scene.distance_to_collision(state) < 0.002:
+    while scene.distance_to_collision(state, self_collision=True) < 0.002:
         elbow += 1e-3
         state.set_variable_positions({'elbow_joint': elbow})
-    gap = scene.distance_to_collision(state)
+    gap = scene.distance_to_collision(state, self_collision=True)
     assert 0.002 <= gap < 0.01
     assert not scene.check_collision(state).collision
     padded = PlanningScene(model, padding=0.01)
-    assert padded.padding == 0.01
-    assert padded.check_collision(state).collision
-    assert padded.distance_to_collision(state) < 0.0
-    small = PlanningScene(model, padding=gap / 4)
-    assert not small.check_collision(state).collision
+    assert set(padded.get_link_padding().values()) == {0.01}
+    assert not padded.check_collision(state).collision
+    assert padded.distance_to_collision(state, self_collision=True) == gap
+    assert padded.geometry.padding_of('base_link') == 0.01  # the world sees the padded robot
+    scene.set_link_padding({'forearm_link': 0.02})  # per link: the same for self pairs
+    assert scene.get_link_padding()['forearm_link'] == 0.02
+    assert scene.get_link_padding()['base_link'] == 0.0
+    assert not scene.check_self_collision(state).collision
 
 
 def test_padding_against_a_world_box_is_exact(model: RobotModel) -> None:

@@ -201,7 +201,7 @@ def _cmd_collide(ns: argparse.Namespace) -> int:
     result = scene.check_collision(state, CollisionRequest(
         group_name=ns.group, contacts=True, max_contacts=100, max_contacts_per_pair=1))
     out = {'collision': result.collision,
-           'distance_m': scene.distance_to_collision(state, ns.group),
+           'distance_m': scene.distance_to_collision(state, ns.group, self_collision=True),
            'contacts': [{'body_1': c.body_name_1, 'body_2': c.body_name_2,
                          'position': [float(v) for v in c.position_W],
                          'normal': [float(v) for v in c.normal_W], 'depth': float(c.depth)}

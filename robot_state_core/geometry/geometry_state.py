@@ -328,13 +328,17 @@ class GeometryState:
             bool(((p[:, 0] == lo) & (p[:, 1] == hi)).any())
             for p in self.compiled_filters.values())
 
-    def _excluded_pairs(self) -> Int64Array:
-        """Every declared or compiled excluded pair, ``(K, 2)`` canonical ids (may repeat)."""
+    def _excluded_pairs(self, skip_layers: Collection[str] = ()) -> Int64Array:
+        """Every declared or compiled excluded pair, ``(K, 2)`` canonical ids (may repeat).
+
+        Compiled layers named in ``skip_layers`` are left out.
+        """
         parts = [np.array(sorted(self.excluded), dtype=np.int64).reshape(-1, 2),
-                 *self.compiled_filters.values()]
+                 *(p for name, p in self.compiled_filters.items() if name not in skip_layers)]
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
-    def candidate_pairs(self, geometry_ids: Sequence[int] | Int64Array) -> IntArray:
+    def candidate_pairs(self, geometry_ids: Sequence[int] | Int64Array,
+                        skip_layers: Collection[str] = ()) -> IntArray:
         """The unfiltered pairs among ``geometry_ids`` as positions into that sequence.
 
         The cost is linear in the number of pairs on different frames (plus same-frame pairs
@@ -344,6 +348,7 @@ class GeometryState:
         Args:
             geometry_ids: ``(n,)`` registered geometry ids, in the order the caller indexes
                 them (no role check here; callers pass proximity geometries).
+            skip_layers: Compiled filter layers to ignore.
 
         Returns:
             ``(P, 2)`` positions ``(i, j)`` with ``i < j``, in ``numpy.triu_indices(n, 1)``
@@ -359,7 +364,7 @@ class GeometryState:
                             count=n)
         rigid = np.fromiter((g.deformable is None for g in records), dtype=bool, count=n)
         i, j = _cross_frame_pairs(frame, rigid)
-        excluded = self._excluded_pairs()
+        excluded = self._excluded_pairs(skip_layers)
         if len(excluded) and len(i):
             order = np.argsort(ids, kind='stable')
             sorted_ids = ids[order]

@@ -14,6 +14,8 @@ Id lists are tuples in registration order, which is stable.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -384,17 +386,22 @@ class SceneGraphInspector:
             return True
         return self._sg.explicitly_filtered(a.id, b.id)
 
-    def get_collision_candidate_array(self) -> NDArray[np.int64]:
+    def get_collision_candidate_array(self, skip_compiled_filters: Collection[str] = ()
+                                      ) -> NDArray[np.int64]:
         """Every unfiltered pair of proximity geometries as a ``(K, 2)`` id array.
 
         Each row is ``(lower id, higher id)``; rows follow the registration order of their
         geometries (stable). This is the candidate list a collision backend checks: same-frame
         rigid pairs, pairs excluded by declarations and pairs of compiled filters are removed
         (G-29, G-30).
+
+        Args:
+            skip_compiled_filters: Compiled filter layers to ignore (our addition: a planning
+                scene asks for its candidates under another ACM this way).
         """
         ids = np.fromiter((gid for gid, g in self._sg.geometries.items()
                            if Role.PROXIMITY in g.roles), dtype=np.int64)
-        pairs = self._sg.candidate_pairs(ids)
+        pairs = self._sg.candidate_pairs(ids, skip_compiled_filters)
         a_ids, b_ids = ids[pairs[:, 0]], ids[pairs[:, 1]]
         out: NDArray[np.int64] = np.stack([np.minimum(a_ids, b_ids), np.maximum(a_ids, b_ids)],
                                           axis=1)

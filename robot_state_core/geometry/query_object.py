@@ -283,19 +283,30 @@ class QueryObject:
     def compute_minimum_signed_distance(self, *, pairs: ArrayLike | None = None) -> float:
         """The minimum signed distance [m] over the pairs; ``inf`` without pairs (our addition).
 
+        The distance of :meth:`compute_minimum_signed_distance_pair`.
+        """
+        closest = self.compute_minimum_signed_distance_pair(pairs=pairs)
+        return math.inf if closest is None else closest.distance
+
+    def compute_minimum_signed_distance_pair(self, *, pairs: ArrayLike | None = None
+                                             ) -> SignedDistancePair | None:
+        """The pair of smallest signed distance with its witness points, ``None`` without pairs.
+
         One pair with the smallest AABB gap is computed first; pairs whose boxes are farther
-        apart than that distance cannot be closer and are skipped.
+        apart than that distance cannot be closer and are skipped (our addition; MoveIt's
+        global distance query).
         """
         table = self._pairs(pairs)
         if len(table) == 0:
-            return math.inf
+            return None
         objects = self._objects
         lo, hi = objects.world_aabbs()
         gaps = aabb_gaps(lo, hi, table)
         k = int(np.argmin(gaps))
-        best = objects.distance_pairs(table[k:k + 1], broadphase='pairs')[0].distance
-        rest = objects.distance_pairs(table, max_distance=max(best, 0.0), broadphase='aabb')
-        return min([best, *(r.distance for r in rest)])
+        best = objects.distance_pairs(table[k:k + 1], broadphase='pairs')[0]
+        rest = objects.distance_pairs(table, max_distance=max(best.distance, 0.0),
+                                      broadphase='aabb')
+        return min([best, *rest], key=lambda d: d.distance)
 
     def __repr__(self) -> str:
         return (f'<QueryObject: {len(self.geometry_ids)} geometries, '

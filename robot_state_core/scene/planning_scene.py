@@ -101,7 +101,11 @@ from robot_state_core.geometry.fcl_backend import (
 )
 from robot_state_core.geometry.identifiers import FrameId, GeometryId, SourceId
 from robot_state_core.geometry.inspector import SceneGraphInspector
-from robot_state_core.geometry.query import as_vec3, PenetrationAsPointPair
+from robot_state_core.geometry.query import (
+    as_vec3,
+    PenetrationAsPointPair,
+    SignedDistancePair,
+)
 from robot_state_core.geometry.query_object import candidate_index_pairs, QueryObject
 from robot_state_core.geometry.roles import ProximityProperties
 from robot_state_core.geometry.scene_graph import GeometryInstance, SceneGraph
@@ -127,6 +131,10 @@ __all__ = [
     'CollisionRequest',
     'CollisionResult',
     'Contact',
+    'DistanceRequest',
+    'DistanceRequestType',
+    'DistanceResult',
+    'DistanceResultsData',
     'ObjectType',
     'PlanningScene',
     'StateValidity',
@@ -414,6 +422,89 @@ class StateValidity:
     message: str = ''
 
 
+class DistanceRequestType(enum.Enum):
+    """What a distance query reports (MoveIt ``DistanceRequestType``)."""
+
+    GLOBAL = 'global'
+    '''Only the minimum over all pairs.'''
+    SINGLE = 'single'
+    '''The minimum of each pair of bodies.'''
+    LIMITED = 'limited'
+    '''Up to ``max_contacts_per_body`` results per pair of bodies (the smallest).'''
+    ALL = 'all'
+    '''Every geometry pair's result, per pair of bodies.'''
+
+
+@dataclass(frozen=True)
+class DistanceRequest:
+    """A distance query (MoveIt ``collision_detection::DistanceRequest``).
+
+    Distances are always signed and witness points always computed (MoveIt's
+    ``enable_signed_distance`` and ``enable_nearest_points``; docs/decisions.md).
+
+    Attributes:
+        type: What to report.
+        group_name: Restrict to pairs with a link the group moves (MoveIt ``enableGroup``);
+            ``None``: the whole robot.
+        acm: An ACM to use instead of the scene's (``None``: the scene's; MoveIt's ``nullptr``
+            means no ACM, which is an empty :class:`AllowedCollisionMatrix` here).
+        max_contacts_per_body: Results per pair of bodies for ``LIMITED``.
+        distance_threshold: Report pairs closer than this [m].
+    """
+
+    type: DistanceRequestType = DistanceRequestType.GLOBAL
+    group_name: str | None = None
+    acm: AllowedCollisionMatrix | None = None
+    max_contacts_per_body: int = 1
+    distance_threshold: float = math.inf
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.type, DistanceRequestType):
+            raise InvalidArgumentError(f'DistanceRequest: type must be a DistanceRequestType, '
+                                       f'got {self.type!r}')
+        if int(self.max_contacts_per_body) < 1 or math.isnan(self.distance_threshold):
+            raise InvalidArgumentError(
+                f'DistanceRequest: max_contacts_per_body ({self.max_contacts_per_body}) must be '
+                f'>= 1 and distance_threshold ({self.distance_threshold}) a number')
+
+
+@dataclass(frozen=True)
+class DistanceResultsData:
+    """One distance result (MoveIt ``DistanceResultsData``).
+
+    Attributes:
+        distance: Signed distance [m] (negative: penetration depth); ``inf`` when empty.
+        nearest_points: ``(2, 3)`` the closest (deepest) points on body 0 and body 1, model
+            frame [m].
+        link_names: The two bodies (link, attached-body or world-object names).
+        body_types: Their :class:`BodyType`.
+        normal: ``(3,)`` unit vector from body 0 towards body 1 (MoveIt: ``p1 - p0``
+            normalised; for penetration the direction that separates body 1 from body 0).
+    """
+
+    distance: float = math.inf
+    nearest_points: FloatArray = field(default_factory=lambda: np.zeros((2, 3)))
+    link_names: tuple[str, str] = ('', '')
+    body_types: tuple[BodyType, BodyType] = (BodyType.WORLD_OBJECT, BodyType.WORLD_OBJECT)
+    normal: FloatArray = field(default_factory=lambda: np.zeros(3))
+
+
+@dataclass(frozen=True)
+class DistanceResult:
+    """The answer of a distance query (MoveIt ``DistanceResult``).
+
+    Attributes:
+        collision: Some reported pair is at distance <= 0.
+        minimum_distance: The smallest result (empty when no pair was within the threshold).
+        distances: ``{(name_a, name_b): results}`` with ``name_a <= name_b``, sorted by
+            distance (empty for ``GLOBAL``, as in MoveIt).
+    """
+
+    collision: bool
+    minimum_distance: DistanceResultsData
+    distances: Mapping[tuple[str, str], tuple[DistanceResultsData, ...]]
+
+
 # ---------------------------------------------------------------------------- compiled data
 
 
@@ -447,6 +538,9 @@ class _Pairs:
     pairs: IntArray  # (P, 2), a < b
     is_world: BoolArray  # (P,) one side is a world object
     deciders: tuple[DecideContactFn | None, ...]  # (P,) CONDITIONAL decider or None
+    # (self_collision, world_collision, group) -> selection; filled on demand (deterministic
+    # values, so concurrent fills by several threads are harmless)
+    selections: dict[tuple[bool, bool, str | None], _Selection] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)
@@ -468,8 +562,9 @@ class PlanningScene:
     """Robot, world objects, attached bodies and the ACM, with collision queries (module doc)."""
 
     def __init__(self, model: RobotModel, *, broadphase: Broadphase = 'aabb',
-                 padding: float = 0.0, mesh_mode: MeshMode | Mapping[str, MeshMode] = 'exact'
-                 ) -> None:
+                 padding: float | Mapping[str, float] = 0.0,
+                 scale: float | Mapping[str, float] = 1.0,
+                 mesh_mode: MeshMode | Mapping[str, MeshMode] = 'exact') -> None:
         """Create a scene with an empty world and the model's default state.
 
         Args:
@@ -480,9 +575,12 @@ class PlanningScene:
                 in ``benchmarks/bench_collision.py``: ``'aabb'`` was fastest in every case
                 (1.1x-1.8x ``'pairs'`` for self collision, 6.7x-12.7x with 100 world boxes;
                 ``'manager'`` slower than both).
-            padding: Padding of every robot link [m] (see
+            padding: Padding of every robot link [m], or ``{link: padding}`` (see
                 :mod:`robot_state_core.scene.robot_geometry` for what it means per shape).
-                Attached bodies and world objects are not padded.
+                Attached bodies take their link's padding and scale; world objects are
+                neither padded nor scaled (MoveIt). As in MoveIt's planning scene, the padded
+                robot is checked against the world and the unpadded robot against itself.
+            scale: Scale of every robot link, or ``{link: scale}`` (MoveIt link scale).
             mesh_mode: ``'exact'`` (default, triangle meshes) or ``'convex'`` (hulls), or a
                 ``{link: mode}`` mapping.
 
@@ -495,8 +593,8 @@ class PlanningScene:
         self._lock = threading.RLock()
         self._model = model
         self._broadphase = self._check_broadphase(broadphase)
-        self._padding = float(padding)
-        self._geometry = RobotGeometry(model, padding=padding, mesh_mode=mesh_mode)
+        self._geometry = RobotGeometry(model, padding=padding, scale=scale, mesh_mode=mesh_mode)
+        self._shadow: PlanningScene | None = None  # the unpadded robot, for self collision
         self._state = RobotState(model)
         self._acm = AllowedCollisionMatrix()
         for a, b, reason in model.disabled_collision_pairs:
@@ -547,7 +645,7 @@ class PlanningScene:
         self._pairs: _Pairs | None = None
         self._pairs_key: tuple[_Layout, AllowedCollisionMatrix, int, int] | None = None
         self._filter_key: tuple[_Layout, AllowedCollisionMatrix, int] | None = None
-        self._selections: dict[tuple[bool, bool, str | None], _Selection] = {}
+        self._custom: dict[int, tuple[AllowedCollisionMatrix, tuple[object, ...], _Pairs]] = {}
 
     @staticmethod
     def _check_broadphase(value: str) -> Broadphase:
@@ -565,10 +663,74 @@ class PlanningScene:
         """The robot's (padded) geometry, shared by copies."""
         return self._geometry
 
-    @property
-    def padding(self) -> float:
-        """The robot link padding [m]."""
-        return self._padding
+    def get_link_padding(self) -> dict[str, float]:
+        """``{link: padding [m]}`` of every link with collision geometry (``getLinkPadding``)."""
+        geo = self._geometry
+        return {n: geo.padding_of(n) for n, has in zip(self._model.link_names,
+                                                        geo.link_has_geometry, strict=True) if has}
+
+    def get_link_scale(self) -> dict[str, float]:
+        """``{link: scale}`` of every link with collision geometry (MoveIt ``getLinkScale``)."""
+        geo = self._geometry
+        return {n: geo.scale_of(n) for n, has in zip(self._model.link_names,
+                                                      geo.link_has_geometry, strict=True) if has}
+
+    @_locked
+    def set_link_padding(self, padding: Mapping[str, float]) -> None:
+        """Set the padding [m] of the given links; the others keep theirs (``setLinkPadding``).
+
+        The robot geometry is rebuilt (same registry ids and filters).
+
+        Raises:
+            UnknownNameError: An unknown link.
+            InvalidArgumentError: A negative or non-finite padding.
+        """
+        self._set_link_factors(padding, None)
+
+    @_locked
+    def set_link_scale(self, scale: Mapping[str, float]) -> None:
+        """Set the scale of the given links; the others keep theirs (MoveIt ``setLinkScale``).
+
+        Raises:
+            UnknownNameError: An unknown link.
+            InvalidArgumentError: A non-positive or non-finite scale.
+        """
+        self._set_link_factors(None, scale)
+
+    @_locked
+    def set_padding(self, padding: float) -> None:
+        """Set the padding [m] of every link (MoveIt ``setPadding``)."""
+        self._set_link_factors(dict.fromkeys(self._model.link_names, padding), None)
+
+    @_locked
+    def set_scale(self, scale: float) -> None:
+        """Set the scale of every link (MoveIt ``setScale``)."""
+        self._set_link_factors(None, dict.fromkeys(self._model.link_names, scale))
+
+    def _set_link_factors(self, padding: Mapping[str, float] | None,
+                          scale: Mapping[str, float] | None) -> None:
+        geo, names = self._geometry, self._model.link_names
+        pad = {n: geo.padding_of(n) for n in names}
+        sc = {n: geo.scale_of(n) for n in names}
+        for given, into in ((padding, pad), (scale, sc)):
+            for link, value in (given or {}).items():
+                self._model.link_index(link)  # UnknownNameError
+                into[link] = value
+        if pad == {n: geo.padding_of(n) for n in names} and \
+                sc == {n: geo.scale_of(n) for n in names}:
+            return
+        new = RobotGeometry(self._model, padding=pad, scale=sc,
+                            mesh_mode={n: geo.mesh_mode_of(n) for n in names})
+        if new.names != geo.names:  # (the same elements are read: a guard, never expected)
+            raise RobotStateCoreError('PlanningScene: the rebuilt robot geometry differs')
+        self._own_registry()
+        source = self._robot.source_id
+        for gid, shape, X_LG in zip(self._robot.proximity_ids, new.shapes, new.X_LG,
+                                    strict=True):
+            self._sg.change_shape(source, gid, shape, X_LG)
+        self._geometry = new
+        self._layout = None
+        self._changed()
 
     @property
     def broadphase(self) -> Broadphase:
@@ -627,8 +789,8 @@ class PlanningScene:
         other._lock = threading.RLock()
         other._model = self._model
         other._broadphase = self._broadphase
-        other._padding = self._padding
         other._geometry = self._geometry
+        other._shadow = None
         other._state = self._state.copy()
         other._acm = self._acm.copy()
         other._world = dict(self._world)
@@ -656,7 +818,6 @@ class PlanningScene:
             other._pairs = self._pairs
             other._pairs_key = (layout, other._acm, other._acm.version, self._pairs_key[3])
             other._filter_key = (layout, other._acm, other._acm.version)
-            other._selections = dict(self._selections)
         return other
 
     # ------------------------------------------------------------------ world objects
@@ -1274,6 +1435,23 @@ class PlanningScene:
             and key[2] == self._acm.version \
             and key[3] == self._inspector.geometry_version().proximity
 
+    @staticmethod
+    def _rule_exclusions(layout: _Layout, pairs: IntArray) -> BoolArray:
+        """``(P,)`` the pairs the scene's rules other than the ACM exclude.
+
+        Geometries of links whose collision flag is off, an attached body against its touch
+        links (its own link is one), and two half-spaces.
+        """
+        i, j = pairs[:, 0], pairs[:, 1]
+        bt_i, bt_j = layout.body_type[i], layout.body_type[j]
+        excluded: BoolArray = ~(layout.enabled[i] & layout.enabled[j])
+        rob_att = (bt_i == int(BodyType.ROBOT_LINK)) & (bt_j == int(BodyType.ROBOT_ATTACHED))
+        excluded[rob_att] |= layout.touch[layout.attached_index[j[rob_att]],
+                                          layout.ref_link[i[rob_att]]]
+        halfspace = np.array([isinstance(s, HalfSpace) for s in layout.shapes], dtype=bool)
+        excluded |= halfspace[i] & halfspace[j]
+        return excluded
+
     def _compile_filter(self, layout: _Layout, structural: IntArray, allowed: BoolArray
                         ) -> None:
         """Install the scene's rules as the registry's compiled filter ``'planning_scene'``.
@@ -1282,17 +1460,10 @@ class PlanningScene:
         one link, of one attached body and of bodies attached to one link; every pair of world
         objects, which are anchored on the world frame) are left to that rule and are not in
         ``structural``. Excluded here: ACM ALWAYS entries (``allowed``, one per structural
-        pair), geometries of links whose collision flag is off, an attached body against its
-        touch links, and two half-spaces.
+        pair) and :meth:`_rule_exclusions`.
         """
+        excluded = self._rule_exclusions(layout, structural) | allowed
         i, j = structural[:, 0], structural[:, 1]
-        bt_i, bt_j = layout.body_type[i], layout.body_type[j]
-        excluded = ~(layout.enabled[i] & layout.enabled[j]) | allowed
-        rob_att = (bt_i == int(BodyType.ROBOT_LINK)) & (bt_j == int(BodyType.ROBOT_ATTACHED))
-        excluded[rob_att] |= layout.touch[layout.attached_index[j[rob_att]],
-                                          layout.ref_link[i[rob_att]]]
-        halfspace = np.array([isinstance(s, HalfSpace) for s in layout.shapes], dtype=bool)
-        excluded |= halfspace[i] & halfspace[j]
         ids = layout.ids
         self._own_registry()
         self._sg.collision_filter_manager().set_compiled_filter(
@@ -1321,7 +1492,7 @@ class PlanningScene:
                 if r is not None:
                     deciders[r] = decider
         result = _Pairs(pairs, layout.body_type[pairs[:, 1]] == world, tuple(deciders))
-        self._pairs, self._selections = result, {}
+        self._pairs = result
         self._pairs_key = (layout, self._acm, self._acm.version,
                            self._inspector.geometry_version().proximity)
         return result
@@ -1345,13 +1516,10 @@ class PlanningScene:
             self._group_links[group] = moved
         return moved
 
-    def _selection(self, layout: _Layout, self_collision: bool, world_collision: bool,
-                   group: str | None) -> _Selection:
-        if group is not None:
-            self._model.group(group)  # UnknownNameError before anything else
-        pairs = self._pairs_for(layout)
+    def _selection(self, layout: _Layout, pairs: _Pairs, self_collision: bool,
+                   world_collision: bool, group: str | None) -> _Selection:
         key = (self_collision, world_collision, group)
-        sel = self._selections.get(key)
+        sel = pairs.selections.get(key)
         if sel is not None:
             return sel
         mask = np.where(pairs.is_world, world_collision, self_collision)
@@ -1366,8 +1534,40 @@ class PlanningScene:
         sel = _Selection(unconditional, conditional,
                          tuple(d for d, m in zip(pairs.deciders, mask, strict=True)
                                if d is not None and m))
-        self._selections[key] = sel
+        pairs.selections[key] = sel
         return sel
+
+    def _pairs_with(self, layout: _Layout, acm: AllowedCollisionMatrix | None) -> _Pairs:
+        """The candidate pairs under the scene's ACM (``acm`` None) or under another ACM.
+
+        Another ACM replaces the scene's ACM entries only: the scene's other rules (disabled
+        links, touch links, half-spaces) and filters declared on the registry still apply.
+        The last few such ACMs are cached by identity and version.
+        """
+        scene_pairs = self._pairs_for(layout)
+        if acm is None or acm is self._acm:
+            return scene_pairs
+        version = self._inspector.geometry_version().proximity
+        key = (layout, acm.version, version)
+        hit = self._custom.get(id(acm))
+        if hit is not None and hit[0] is acm and hit[1] == key:
+            return hit[2]
+        base = candidate_index_pairs(
+            self._inspector.get_collision_candidate_array(skip_compiled_filters=(_FILTER_NAME,)),
+            layout.ids)
+        compiled = acm.compile(layout.body_name, base)
+        keep = ~(self._rule_exclusions(layout, base) | compiled.allowed)
+        deciders: list[DecideContactFn | None] = [None] * len(base)
+        for row, decider in compiled.conditional:
+            deciders[row] = decider
+        kept = base[keep]
+        world = int(BodyType.WORLD_OBJECT)
+        result = _Pairs(kept, layout.body_type[kept[:, 1]] == world,
+                        tuple(d for d, k in zip(deciders, keep, strict=True) if k))
+        if len(self._custom) >= 4:
+            self._custom.pop(next(iter(self._custom)))
+        self._custom[id(acm)] = (acm, key, result)
+        return result
 
     def _objects(self, layout: _Layout) -> FclObjects:
         """This thread's fcl objects for ``layout`` (built or re-identified when it changed)."""
@@ -1392,7 +1592,8 @@ class PlanningScene:
                                      'only combine with the RobotModel instance of the scene)')
 
     def _query(self, state: RobotState, self_collision: bool = True,
-               world_collision: bool = True, group: str | None = None
+               world_collision: bool = True, group: str | None = None,
+               acm: AllowedCollisionMatrix | None = None
                ) -> tuple[_Layout, QueryObject, _Selection]:
         """Pose the geometries for ``state``; the snapshot and the selected pairs.
 
@@ -1403,24 +1604,56 @@ class PlanningScene:
         """
         with self._lock:
             self._check_state(state)
+            if group is not None:
+                self._model.group(group)  # UnknownNameError before anything else
             layout = self._layout_for(tuple(state.get_attached_bodies()))
-            sel = self._selection(layout, self_collision, world_collision, group)
-            pairs = self._pairs  # compiled (and checked current) by _selection
+            pairs = self._pairs_with(layout, acm)
+            sel = self._selection(layout, pairs, self_collision, world_collision, group)
             inspector = self._inspector
-        assert pairs is not None
         fcl = self._objects(layout)
         fcl.set_frame_poses(state.get_link_poses(), layout.moving_link, layout.X_LS)
         return layout, QueryObject(inspector, fcl, layout.ids, pairs.pairs, layout.index_of), sel
+
+    def _self_scene(self) -> PlanningScene:
+        """The scene that answers self-collision pairs: the unpadded robot (MoveIt).
+
+        MoveIt's planning scene checks the padded robot against the world and the unpadded
+        robot against itself (``getCollisionEnvUnpadded()->checkSelfCollision``). Without
+        padding or scaling that is this scene; else a scene of the unpadded robot that shares
+        this scene's ACM (self-collision involves no world object).
+        """
+        geo = self._geometry
+        if all(geo.padding_of(n) == 0.0 and geo.scale_of(n) == 1.0
+               for n in self._model.link_names):
+            return self
+        with self._lock:
+            shadow = self._shadow
+            if shadow is None:
+                names = self._model.link_names
+                shadow = self._shadow = PlanningScene(
+                    self._model, broadphase=self._broadphase,
+                    mesh_mode={n: geo.mesh_mode_of(n) for n in names})
+            shadow._acm = self._acm
+            return shadow
+
+    def _parts(self, self_collision: bool, world_collision: bool
+               ) -> list[tuple[PlanningScene, bool, bool]]:
+        """``(scene, self pairs, world pairs)`` to query, world pairs first (MoveIt's order)."""
+        selfish = self._self_scene() if self_collision else self
+        if selfish is self:
+            return [(self, self_collision, world_collision)]
+        parts = [(self, False, True)] if world_collision else []
+        return [*parts, (selfish, True, False)]
 
     # ------------------------------------------------------------------ queries
 
     def query_object(self, state: RobotState) -> QueryObject:
         """A Drake-style snapshot of the scene's geometry at ``state`` (Drake ``QueryObject``).
 
-        The geometries are the robot's (proximity), the bodies attached to ``state`` and the
-        world objects, in that order; the candidates are the registry's (the scene's rules and
-        any filter declared on :attr:`scene_graph`), CONDITIONAL ACM pairs included. Valid
-        until the scene's next query (the fcl objects are re-posed then).
+        The geometries are the robot's (proximity, padded), the bodies attached to ``state``
+        and the world objects, in that order; the candidates are the registry's (the scene's
+        rules and any filter declared on :attr:`scene_graph`), CONDITIONAL ACM pairs included.
+        Valid until this thread's next query of the scene (its fcl objects are re-posed then).
 
         Raises:
             ModelMismatchError: The state belongs to another model.
@@ -1446,9 +1679,11 @@ class PlanningScene:
         """
         state = self._state if state is None else state
         self._check_state(state)
+        if request.group_name is not None:
+            self._model.group(request.group_name)
         layout = self._layout_for(tuple(state.get_attached_bodies()))
-        sel = self._selection(layout, request.self_collision, request.world_collision,
-                              request.group_name)
+        sel = self._selection(layout, self._pairs_for(layout), request.self_collision,
+                              request.world_collision, request.group_name)
         names = layout.geometry_name
         return tuple((names[a], names[b]) for a, b in sel.all.tolist())
 
@@ -1472,13 +1707,41 @@ class PlanningScene:
                         return out
         return out
 
-    def check_collision(self, state: RobotState,
-                        request: CollisionRequest = CollisionRequest()) -> CollisionResult:
+    def _contacts(self, layout: _Layout, query: QueryObject, sel: _Selection, per_pair: int,
+                  limit: int) -> list[Contact]:
+        """Up to ``limit`` contacts, at most ``per_pair`` per body pair (MoveIt's pair key)."""
+        ask = limit
+        while True:
+            found = query.compute_point_pair_penetration(
+                pairs=sel.unconditional, max_contacts_per_pair=per_pair, max_contacts=ask)
+            contacts = [self._contact(layout, c) for c in found]
+            if len(sel.conditional):
+                contacts += self._conditional_contacts(layout, query, sel, per_pair, ask)
+            kept: list[Contact] = []
+            per_body: dict[tuple[str, str], int] = {}
+            for c in contacts:
+                key = (min(c.pair), max(c.pair))
+                if per_body.get(key, 0) < per_pair:
+                    per_body[key] = per_body.get(key, 0) + 1
+                    kept.append(c)
+            if len(kept) >= limit or len(found) < ask:  # enough, or nothing left out
+                return kept[:limit]
+            ask *= 2  # some body pair had more than per_pair: look further
+
+    def check_collision(self, state: RobotState, request: CollisionRequest = CollisionRequest(),
+                        acm: AllowedCollisionMatrix | None = None) -> CollisionResult:
         """Check a state against itself and the world (MoveIt ``checkCollision``).
+
+        As in MoveIt, the padded robot is checked against the world and the unpadded robot
+        against itself (:meth:`set_link_padding`); world pairs are checked first.
+        ``max_contacts_per_pair`` counts per pair of bodies (links, attached bodies, world
+        objects), as MoveIt's contact map does.
 
         Args:
             state: A state of the scene's model; its attached bodies are checked too.
             request: What to check and report.
+            acm: An ACM to use instead of the scene's (MoveIt's ``checkCollision`` overload
+                with an ACM); the scene's other rules still apply.
 
         Returns:
             The verdict, contacts (if requested) and distance (if requested).
@@ -1488,35 +1751,54 @@ class PlanningScene:
             UnknownNameError: Unknown group.
             BackendUnavailableError: python-fcl is missing.
         """
-        layout, query, sel = self._query(state, request.self_collision,
-                                         request.world_collision, request.group_name)
         contacts: list[Contact] = []
+        collision = False
+        distance = math.inf
         per_pair = int(request.max_contacts_per_pair)
-        if not request.contacts:
-            collision = query.has_collisions(pairs=sel.unconditional)
-            if not collision and len(sel.conditional):
-                collision = bool(self._conditional_contacts(layout, query, sel, per_pair, 1))
-        else:
-            limit = int(request.max_contacts)
-            found = query.compute_point_pair_penetration(
-                pairs=sel.unconditional, max_contacts_per_pair=per_pair, max_contacts=limit)
-            contacts = [self._contact(layout, c) for c in found]
-            if len(contacts) < limit and len(sel.conditional):
-                contacts += self._conditional_contacts(layout, query, sel, per_pair,
-                                                       limit - len(contacts))
-            collision = bool(contacts)
-        distance = query.compute_minimum_signed_distance(pairs=sel.all) if request.distance \
-            else math.inf
+        limit = int(request.max_contacts)
+        for scene, self_pairs, world_pairs in self._parts(request.self_collision,
+                                                          request.world_collision):
+            layout, query, sel = scene._query(state, self_pairs, world_pairs,
+                                              request.group_name, acm)
+            if request.distance:
+                distance = min(distance, query.compute_minimum_signed_distance(pairs=sel.all))
+            if not request.contacts:
+                if not collision:
+                    collision = query.has_collisions(pairs=sel.unconditional) or bool(
+                        len(sel.conditional)
+                        and scene._conditional_contacts(layout, query, sel, per_pair, 1))
+            elif len(contacts) < limit:
+                contacts += scene._contacts(layout, query, sel, per_pair, limit - len(contacts))
+                collision = bool(contacts)
+            if collision and not request.distance and (not request.contacts
+                                                       or len(contacts) >= limit):
+                break
         return CollisionResult(collision, tuple(contacts), len(contacts), distance)
 
+    def check_self_collision(self, state: RobotState,
+                             request: CollisionRequest = CollisionRequest(),
+                             acm: AllowedCollisionMatrix | None = None) -> CollisionResult:
+        """Self collision only: robot links and attached bodies (MoveIt ``checkSelfCollision``).
+
+        The unpadded robot, as MoveIt's planning scene.
+        """
+        return self.check_collision(state, dataclasses.replace(request, self_collision=True,
+                                                               world_collision=False), acm)
+
+    def is_state_colliding(self, state: RobotState, group: str | None = None) -> bool:
+        """Whether ``state`` is in collision, optionally for one group (``isStateColliding``)."""
+        return self.check_collision(state, CollisionRequest(group_name=group)).collision
+
     def distance_to_collision(self, state: RobotState, group: str | None = None,
-                              self_collision: bool = True, world_collision: bool = True
+                              self_collision: bool = False, world_collision: bool = True
                               ) -> float:
         """Minimum signed distance [m] over the checked pairs (negative when penetrating).
 
-        Same pair selection as :meth:`check_collision` (CONDITIONAL pairs count as candidates).
-        Penetrating convex/primitive pairs report minus their penetration depth; touching or
-        penetrating meshes report minus their deepest triangle contact.
+        By default the robot (padded) against the world, as MoveIt's ``distanceToCollision``;
+        ``self_collision=True`` adds the robot's own pairs (unpadded). Same pair selection as
+        :meth:`check_collision` (CONDITIONAL pairs count as candidates). Penetrating
+        convex/primitive pairs report minus their penetration depth; touching or penetrating
+        meshes report minus their deepest triangle contact.
 
         Returns:
             The distance, or ``inf`` when no pair is checked.
@@ -1525,8 +1807,59 @@ class PlanningScene:
             ModelMismatchError: The state belongs to another model.
             UnknownNameError: Unknown group.
         """
-        _, query, sel = self._query(state, self_collision, world_collision, group)
-        return query.compute_minimum_signed_distance(pairs=sel.all)
+        out = math.inf
+        for scene, self_pairs, world_pairs in self._parts(self_collision, world_collision):
+            _, query, sel = scene._query(state, self_pairs, world_pairs, group)
+            out = min(out, query.compute_minimum_signed_distance(pairs=sel.all))
+        return out
+
+    def distance_self(self, state: RobotState,
+                      request: DistanceRequest = DistanceRequest()) -> DistanceResult:
+        """Distances among the robot's links and attached bodies (MoveIt ``distanceSelf``).
+
+        The unpadded robot, as MoveIt's planning scene checks itself.
+
+        Raises:
+            ModelMismatchError: The state belongs to another model.
+            UnknownNameError: Unknown group.
+        """
+        return self._distance(state, request, self_pairs=True)
+
+    def distance_robot(self, state: RobotState,
+                       request: DistanceRequest = DistanceRequest()) -> DistanceResult:
+        """Distances between the (padded) robot and the world objects (``distanceRobot``).
+
+        Raises:
+            ModelMismatchError: The state belongs to another model.
+            UnknownNameError: Unknown group.
+        """
+        return self._distance(state, request, self_pairs=False)
+
+    def _distance(self, state: RobotState, request: DistanceRequest, *,
+                  self_pairs: bool) -> DistanceResult:
+        scene = self._self_scene() if self_pairs else self
+        layout, query, sel = scene._query(state, self_pairs, not self_pairs,
+                                          request.group_name, request.acm)
+        if request.type is DistanceRequestType.GLOBAL:
+            closest = query.compute_minimum_signed_distance_pair(pairs=sel.all)
+            found = [] if closest is None or closest.distance > request.distance_threshold \
+                else [closest]
+        else:
+            found = query.compute_signed_distance_pairwise_closest_points(
+                request.distance_threshold, pairs=sel.all)
+        data = sorted((_distance_data(layout, d) for d in found), key=lambda r: r.distance)
+        minimum = data[0] if data else DistanceResultsData()
+        by_pair: dict[tuple[str, str], list[DistanceResultsData]] = {}
+        if request.type is not DistanceRequestType.GLOBAL:
+            keep = 1 if request.type is DistanceRequestType.SINGLE else (
+                int(request.max_contacts_per_body)
+                if request.type is DistanceRequestType.LIMITED else len(data))
+            for r in data:
+                entries = by_pair.setdefault((min(r.link_names), max(r.link_names)), [])
+                if len(entries) < keep:
+                    entries.append(r)
+        return DistanceResult(bool(data) and minimum.distance <= 0.0, minimum,
+                              MappingProxyType({k: tuple(v) for k, v in by_pair.items()}))
 
     def is_state_valid(self, state: RobotState, group: str | None = None,
                        constraints: Constraints | None = None, *, check_collisions: bool = True,
@@ -1601,4 +1934,11 @@ def _structural_pairs(layout: _Layout) -> IntArray:
     out: IntArray = np.column_stack([np.concatenate([i[keep], wi]),
                                      np.concatenate([j[keep], wj])]).astype(np.intp)
     return out
+
+
+def _distance_data(layout: _Layout, d: SignedDistancePair) -> DistanceResultsData:
+    a, b = layout.index_of[int(d.id_A)], layout.index_of[int(d.id_B)]
+    return DistanceResultsData(
+        d.distance, np.stack([d.p_WCa, d.p_WCb]), (layout.body_name[a], layout.body_name[b]),
+        (BodyType(int(layout.body_type[a])), BodyType(int(layout.body_type[b]))), -d.nhat_BA_W)
 
