@@ -115,6 +115,18 @@ class SrdfLoadError(RobotDescriptionError):
     """An SRDF document is malformed or does not match its URDF."""
 
 
+class SceneFileError(RobotStateCoreError, ValueError):
+    """A ``.scene`` text (MoveIt's scene geometry format) is malformed.
+
+    Attributes:
+        line: The 1-based line the problem was found on (``None``: at the end of the text).
+    """
+
+    def __init__(self, message: str, *, line: int | None = None) -> None:
+        super().__init__(message if line is None else f'line {line}: {message}')
+        self.line = line
+
+
 class UnknownNameError(RobotStateCoreError, KeyError):
     """A link, joint, variable, group or frame name is not known to the model.
 

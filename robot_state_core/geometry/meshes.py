@@ -381,6 +381,43 @@ def _read_with_trimesh(path: str) -> tuple[FloatArray, Int64Array]:
     return vertices, faces
 
 
+def mesh_shape_from_arrays(vertices: ArrayLike, faces: ArrayLike,
+                           where: str = 'mesh_shape_from_arrays') -> Mesh:
+    """A collidable :class:`Mesh` for a triangle mesh given by arrays (``shape_msgs/Mesh``).
+
+    No file is written: the arrays are held in memory under a path named by their hash
+    (:func:`register_mesh_arrays`; identical arrays share one entry and one fcl ``BVHModel``,
+    built from the arrays). The triangles are welded as a mesh file's are; coordinates keep
+    their float64 values.
+
+    Args:
+        vertices: ``(V, 3)`` vertex positions [m] in the shape frame.
+        faces: ``(F, 3)`` vertex indices per triangle, ``F >= 1``.
+        where: Named in errors.
+
+    Returns:
+        ``Mesh(uri=<path>, path=<path>)`` with ``<path> = 'mem://<sha1 of the arrays>'``.
+
+    Raises:
+        InvalidArgumentError: Malformed or non-finite arrays, indices out of range.
+    """
+    v = np.ascontiguousarray(vertices, dtype=np.float64)
+    try:
+        f = np.ascontiguousarray(faces).astype(np.int64, casting='safe')
+    except TypeError as err:
+        raise InvalidArgumentError(f'{where}: faces must be integers') from err
+    if v.ndim != 2 or v.shape[1] != 3 or len(v) == 0 or not np.isfinite(v).all():
+        raise InvalidArgumentError(f'{where}: vertices must be a finite (V, 3) array, got '
+                                   f'shape {v.shape}')
+    if f.ndim != 2 or f.shape[1] != 3 or len(f) == 0:
+        raise InvalidArgumentError(f'{where}: faces must be an (F >= 1, 3) array, got shape '
+                                   f'{f.shape}')
+    if f.min() < 0 or f.max() >= len(v):
+        raise InvalidArgumentError(f'{where}: face indices must be in [0, {len(v)})')
+    path = register_mesh_arrays(v, f)
+    return Mesh(uri=path, path=path)
+
+
 def register_mesh_arrays(vertices: FloatArray, faces: Int64Array) -> str:
     """Hold a triangle mesh given as arrays in memory; its path for :class:`Mesh` shapes.
 

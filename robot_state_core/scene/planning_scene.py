@@ -121,11 +121,18 @@ from robot_state_core.scene.robot_geometry import (
     RobotGeometry,
     RobotGeometryRegistration,
 )
+from robot_state_core.scene.scene_file import (
+    format_scene_text,
+    parse_scene_text,
+    SceneText,
+    SceneTextObject,
+)
 from robot_state_core.spatial.transforms import as_pose, rigid_inverse
 from robot_state_core.state.attached_body import AttachedBody
 from robot_state_core.state.robot_state import RobotState
 
 __all__ = [
+    'DEFAULT_SCENE_NAME',
     'BodyType',
     'CollisionObjectOperation',
     'CollisionRequest',
@@ -137,6 +144,7 @@ __all__ = [
     'DistanceResultsData',
     'ObjectType',
     'PlanningScene',
+    'SceneChanges',
     'StateValidity',
     'WorldObject',
 ]
@@ -505,6 +513,59 @@ class DistanceResult:
     distances: Mapping[tuple[str, str], tuple[DistanceResultsData, ...]]
 
 
+DEFAULT_SCENE_NAME = '(noname)'
+'''A new scene's name (MoveIt's).'''
+
+
+@dataclass(frozen=True)
+class SceneChanges:
+    """What a diff scene changed (:meth:`PlanningScene.changes`; MoveIt's diff bookkeeping).
+
+    Attributes:
+        world_changed: World objects added or modified (they are in the scene's world).
+        world_removed: World objects removed (or moved onto the robot by an attach).
+        robot_state: The current state (positions or attached bodies) changed.
+        acm: The ACM was edited or replaced.
+        link_padding_and_scale: Link padding or scale changed.
+        object_colors: Ids whose colour was set or removed.
+        object_types: Ids whose type was set or removed.
+        name: The name changed.
+        fixed_frames: Fixed frames were set.
+    """
+
+    world_changed: tuple[str, ...] = ()
+    world_removed: tuple[str, ...] = ()
+    robot_state: bool = False
+    acm: bool = False
+    link_padding_and_scale: bool = False
+    object_colors: tuple[str, ...] = ()
+    object_types: tuple[str, ...] = ()
+    name: bool = False
+    fixed_frames: bool = False
+
+    def __bool__(self) -> bool:
+        return any(dataclasses.astuple(self))
+
+
+@dataclass(eq=False)
+class _DiffRecord:
+    """A diff scene's change record and the snapshot it compares against."""
+
+    state: RobotState
+    acm: AllowedCollisionMatrix
+    acm_version: int
+    name: str
+    world: dict[str, bool] = field(default_factory=dict)  # id -> removed
+    colors: set[str] = field(default_factory=set)
+    types: set[str] = field(default_factory=set)
+    padding: bool = False
+    fixed_frames: bool = False
+
+    @classmethod
+    def start(cls, scene: PlanningScene) -> _DiffRecord:
+        return cls(scene.current_state.copy(), scene.acm, scene.acm.version, scene.name)
+
+
 # ---------------------------------------------------------------------------- compiled data
 
 
@@ -603,6 +664,10 @@ class PlanningScene:
         self._world_version = 0
         self._colors: dict[str, tuple[float, float, float, float]] = {}
         self._types: dict[str, ObjectType] = {}
+        self._name = DEFAULT_SCENE_NAME
+        self._fixed_frames: dict[str, FloatArray] = {}
+        self._parent: PlanningScene | None = None
+        self._record: _DiffRecord | None = None
         self._edits = 0
         self._acm_seen: tuple[AllowedCollisionMatrix, int] = (self._acm, self._acm.version)
         self._group_links: dict[str, BoolArray] = {}
@@ -730,6 +795,8 @@ class PlanningScene:
             self._sg.change_shape(source, gid, shape, X_LG)
         self._geometry = new
         self._layout = None
+        if self._record is not None:
+            self._record.padding = True
         self._changed()
 
     @property
@@ -796,6 +863,10 @@ class PlanningScene:
         other._world = dict(self._world)
         other._colors = dict(self._colors)
         other._types = dict(self._types)
+        other._name = self._name
+        other._fixed_frames = dict(self._fixed_frames)
+        other._parent = None
+        other._record = None
         other._world_version = self._world_version
         other._edits = self.version
         other._acm_seen = (other._acm, other._acm.version)
@@ -819,6 +890,202 @@ class PlanningScene:
             other._pairs_key = (layout, other._acm, other._acm.version, self._pairs_key[3])
             other._filter_key = (layout, other._acm, other._acm.version)
         return other
+
+    # ------------------------------------------------------------------ diff scenes
+
+    @_locked
+    def diff(self) -> PlanningScene:
+        """A child scene that records what changes in it (MoveIt ``PlanningScene::diff``).
+
+        The child starts as a snapshot of this scene (:meth:`copy`; MoveIt's child inherits
+        its parent's state and ACM live until it changes them, docs/decisions.md) and records
+        every change: :meth:`changes` lists them, :meth:`push_diffs` applies them to this
+        scene, :meth:`clear_diffs` forgets them, :meth:`decouple_parent` makes the child a
+        plain scene.
+        """
+        child = self.copy()
+        child._parent = self
+        child._record = _DiffRecord.start(child)
+        return child
+
+    @property
+    def parent(self) -> PlanningScene | None:
+        """The scene this one is a diff of (:meth:`diff`), or ``None``."""
+        return self._parent
+
+    @_locked
+    def changes(self) -> SceneChanges:
+        """What changed since :meth:`diff` (or :meth:`clear_diffs`); nothing for a plain scene."""
+        record = self._record
+        if record is None:
+            return SceneChanges()
+        state = self._state
+        bodies = state.get_attached_bodies()
+        state_changed = not np.array_equal(state.positions, record.state.positions) or \
+            not _same(tuple(bodies), tuple(record.state.get_attached_bodies()))
+        return SceneChanges(
+            tuple(k for k, v in record.world.items() if not v),
+            tuple(k for k, v in record.world.items() if v),
+            state_changed,
+            self._acm is not record.acm or self._acm.version != record.acm_version,
+            record.padding, tuple(sorted(record.colors)), tuple(sorted(record.types)),
+            self._name != record.name, record.fixed_frames)
+
+    def push_diffs(self) -> None:
+        """Apply this child's changes to its parent (MoveIt ``pushDiffs``).
+
+        World objects changed here replace the parent's, removed ones are removed there (with
+        their ACM entries, colours and types); a changed state, ACM, padding/scale, name or
+        fixed frames replace the parent's; changed colours and types are copied. The record
+        is kept (:meth:`clear_diffs` forgets it).
+
+        Raises:
+            InvalidArgumentError: This scene is not a diff (no parent).
+        """
+        parent = self._parent
+        if parent is None:
+            raise InvalidArgumentError('PlanningScene.push_diffs: this scene has no parent '
+                                       '(it was not made by diff())')
+        with self._lock, parent._lock:
+            changes = self.changes()
+            for oid in changes.world_removed:
+                if oid in parent._world:
+                    parent._remove_world(oid)
+                    parent._changed(world=True)
+            for oid in changes.world_changed:
+                parent._put_world(self._world[oid])
+            for oid in changes.object_colors:
+                color = self._colors.get(oid)
+                if color is None:
+                    parent.remove_object_color(oid)
+                else:
+                    parent.set_object_color(oid, color)
+            for oid in changes.object_types:
+                kind = self._types.get(oid)
+                if kind is None:
+                    parent.remove_object_type(oid)
+                else:
+                    parent.set_object_type(oid, kind)
+            if changes.robot_state:
+                parent._state.copy_from(self._state)
+                parent._changed()
+            if changes.acm:
+                parent.acm = self._acm.copy()
+            if changes.link_padding_and_scale:
+                parent._set_link_factors(self.get_link_padding(), self.get_link_scale())
+            if changes.name:
+                parent.name = self._name
+            if changes.fixed_frames:
+                parent.set_fixed_frames(self._fixed_frames)
+
+    @_locked
+    def clear_diffs(self) -> None:
+        """Forget this child's changes: a fresh snapshot of its parent (``clearDiffs``)."""
+        parent = self._parent
+        if parent is None:
+            return
+        fresh = parent.copy()
+        lock = self._lock
+        self.__dict__.update(fresh.__dict__)
+        self._lock = lock
+        self._parent = parent
+        self._record = _DiffRecord.start(self)
+
+    @_locked
+    def decouple_parent(self) -> None:
+        """Keep the content, forget the parent and the change record (``decoupleParent``)."""
+        self._parent = None
+        self._record = None
+
+    def _record_world(self, object_id: str, *, removed: bool) -> None:
+        if self._record is not None:
+            self._record.world[object_id] = removed
+
+    def _record_id(self, table: str, object_id: str) -> None:
+        if self._record is not None:
+            getattr(self._record, table).add(object_id)
+
+    # ------------------------------------------------------------------ name and frames
+
+    @property
+    def name(self) -> str:
+        """The scene's name (MoveIt ``getName``; ``'(noname)'`` by default)."""
+        return self._name
+
+    @name.setter
+    @_locked
+    def name(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise InvalidArgumentError(f'PlanningScene.name must be a str, got {value!r}')
+        self._name = value
+
+    @property
+    def fixed_frames(self) -> Mapping[str, FloatArray]:
+        """``{frame: X_WF}``: the extra fixed frames (MoveIt scene transforms; no model frame)."""
+        return MappingProxyType(self._fixed_frames)
+
+    @_locked
+    def set_fixed_frames(self, frames: Mapping[str, ArrayLike]) -> None:
+        """Add or replace fixed frames ``{name: X_WF}`` (MoveIt ``Transforms::setTransforms``).
+
+        Frames not given are kept. The model frame is always the identity and is skipped.
+
+        Raises:
+            InvalidArgumentError: An empty name or a malformed pose (nothing is set).
+        """
+        new = {}
+        for frame, X in frames.items():
+            if not isinstance(frame, str) or not frame.lstrip('/'):
+                raise InvalidArgumentError(f'PlanningScene.set_fixed_frames: frame names are '
+                                           f'non-empty str, got {frame!r}')
+            name = frame.lstrip('/')
+            if name != self._model.model_frame:
+                new[name] = _pose(X, f'PlanningScene.set_fixed_frames: frame {frame!r}')
+        if new:
+            self._fixed_frames.update(new)
+            if self._record is not None:
+                self._record.fixed_frames = True
+            self._changed()
+
+    def knows_frame_transform(self, name: str, state: RobotState | None = None) -> bool:
+        """Whether :meth:`get_frame_transform` knows ``name`` (``knowsFrameTransform``)."""
+        return self._frame(name, state) is not None
+
+    def get_frame_transform(self, name: str, state: RobotState | None = None) -> FloatArray:
+        """``X_WF`` of a frame the scene knows (MoveIt ``getFrameTransform``).
+
+        Known frames: the model frame; the links, attached bodies and their subframes
+        (``'<body>/<subframe>'``) of ``state`` (default: the current state); world objects
+        and their subframes (``'<object>/<subframe>'``); the fixed frames. A leading ``/`` is
+        ignored.
+
+        Raises:
+            UnknownNameError: An unknown frame (MoveIt returns the identity).
+        """
+        found = self._frame(name, state)
+        if found is None:
+            raise UnknownNameError(name, 'frame', [self._model.model_frame, *self._world,
+                                                   *self._fixed_frames])
+        return found
+
+    def _frame(self, name: str, state: RobotState | None) -> FloatArray | None:
+        if not isinstance(name, str):
+            return None
+        frame = name.lstrip('/')
+        if frame == self._model.model_frame:
+            return np.eye(4)
+        state = self._state if state is None else state
+        if state.knows_frame_transform(frame):
+            return np.array(state.get_frame_transform(frame))
+        obj = self._world.get(frame)
+        if obj is not None:
+            return np.array(obj.X_WO)
+        head, _, sub = frame.partition('/')
+        obj = self._world.get(head)
+        if obj is not None and sub:
+            return obj.subframe_world_pose(sub)
+        X = self._fixed_frames.get(frame)
+        return None if X is None else np.array(X)
 
     # ------------------------------------------------------------------ world objects
 
@@ -1039,6 +1306,7 @@ class PlanningScene:
         else:
             self._world[obj.id] = obj
             self._register_world(obj)
+        self._record_world(obj.id, removed=False)
         self._changed(world=True)
 
     def _remove_world(self, object_id: str) -> None:
@@ -1046,8 +1314,70 @@ class PlanningScene:
         del self._world[object_id]
         self._unregister_world(object_id)
         self._acm.remove_allowed_collision(object_id)
-        self._colors.pop(object_id, None)
-        self._types.pop(object_id, None)
+        for table, changed in ((self._colors, 'colors'), (self._types, 'types')):
+            if table.pop(object_id, None) is not None and self._record is not None:
+                getattr(self._record, changed).add(object_id)
+        self._record_world(object_id, removed=True)
+
+    # ------------------------------------------------------------------ .scene text
+
+    @_locked
+    def load_geometry_text(self, text: str, offset: ArrayLike | None = None) -> SceneText:
+        """Add the objects of a ``.scene`` text to the world (MoveIt ``loadGeometryFromStream``).
+
+        Either format (:mod:`robot_state_core.scene.scene_file`). As in MoveIt the scene takes
+        the text's name; each object's pose is set (``offset @ X_WO``; an absent object is
+        created), its shapes are appended, its colour set when not all zero, and (new format)
+        its subframes replaced. The whole text is parsed first: a malformed text raises and
+        leaves the scene unchanged.
+
+        Args:
+            text: The ``.scene`` text.
+            offset: ``(4, 4)`` pose applied to every object pose (MoveIt's ``offset``).
+
+        Returns:
+            The parsed text.
+
+        Raises:
+            SceneFileError: A malformed text; the message names the line.
+            InvalidArgumentError: A malformed ``offset``.
+        """
+        parsed = parse_scene_text(text)
+        X_off = np.eye(4) if offset is None else _pose(offset, 'load_geometry_text: offset')
+        staged: dict[str, WorldObject] = {}
+        for obj in parsed.objects:
+            old = staged.get(obj.id) or self._world.get(obj.id)
+            X_WO = X_off @ obj.X_WO
+            shapes = (*(old.shapes if old is not None else ()), *obj.shapes)
+            subframes = dict(old.subframes) if old is not None and parsed.old_format else {}
+            subframes.update(obj.subframes)
+            staged[obj.id] = WorldObject(obj.id, X_WO, shapes, subframes)
+        for obj in parsed.objects:
+            if obj.color is not None:
+                _rgba(obj.color, f'load_geometry_text: object {obj.id!r}')
+        for new in staged.values():
+            self._put_world(new)
+        for obj in parsed.objects:
+            if obj.color is not None:
+                self.set_object_color(obj.id, obj.color)
+        self.name = parsed.name
+        return parsed
+
+    def save_geometry_text(self) -> str:
+        """The world objects as a ``.scene`` text, new format (MoveIt ``saveGeometryToStream``).
+
+        Objects in id order, each with its colour (``0 0 0 0`` without one).
+
+        Raises:
+            SceneFileError: A shape the format cannot hold (ellipsoid, capsule, half-space,
+                convex hull); nothing is returned.
+        """
+        with self._lock:
+            objects = [SceneTextObject(o.id, o.X_WO, o.shapes, self._colors.get(o.id),
+                                       dict(o.subframes))
+                       for _, o in sorted(self._world.items())]
+            name = self._name
+        return format_scene_text(name, objects)
 
     # ------------------------------------------------------------------ colours and types
 
@@ -1064,6 +1394,7 @@ class PlanningScene:
             raise InvalidArgumentError(f'PlanningScene.set_object_color: object_id must be a '
                                        f'non-empty str, got {object_id!r}')
         self._colors[object_id] = _rgba(rgba, f'PlanningScene.set_object_color({object_id!r})')
+        self._record_id('colors', object_id)
         self._changed()
 
     def get_object_color(self, object_id: str) -> tuple[float, float, float, float] | None:
@@ -1079,6 +1410,7 @@ class PlanningScene:
         """Forget the colour of ``object_id``; returns whether it had one."""
         if self._colors.pop(object_id, None) is None:
             return False
+        self._record_id('colors', object_id)
         self._changed()
         return True
 
@@ -1101,6 +1433,7 @@ class PlanningScene:
             raise InvalidArgumentError(f'PlanningScene.set_object_type: needs a non-empty id '
                                        f'and an ObjectType, got {object_id!r}, {object_type!r}')
         self._types[object_id] = object_type
+        self._record_id('types', object_id)
         self._changed()
 
     def get_object_type(self, object_id: str) -> ObjectType | None:
@@ -1116,6 +1449,7 @@ class PlanningScene:
         """Forget the type of ``object_id``; returns whether it had one."""
         if self._types.pop(object_id, None) is None:
             return False
+        self._record_id('types', object_id)
         self._changed()
         return True
 
@@ -1195,6 +1529,7 @@ class PlanningScene:
             del self._world[object_id]
             self._unregister_world(object_id)
             self._world_version += 1
+            self._record_world(object_id, removed=True)
         attached = state.attach_body(new)
         self._changed()
         return attached
@@ -1220,9 +1555,7 @@ class PlanningScene:
         obj = WorldObject(object_id, X_WB, tuple(zip(body.shapes, body.shape_poses,
                                                      strict=True)), body.subframes)
         state.clear_attached_body(object_id)
-        self._world[object_id] = obj
-        self._register_world(obj)
-        self._changed(world=True)
+        self._put_world(obj)
         return obj
 
     # ------------------------------------------------------------------ meshes
@@ -1230,37 +1563,9 @@ class PlanningScene:
     def mesh_shape(self, vertices: ArrayLike, faces: ArrayLike) -> Mesh:
         """A collidable shape for a triangle mesh given by arrays (``shape_msgs/Mesh``).
 
-        No file is written: the arrays are held in memory under a path named by their hash
-        (:func:`~robot_state_core.geometry.meshes.register_mesh_arrays`; identical arrays share
-        one entry and one fcl ``BVHModel``, built from the arrays). The triangles are welded as
-        a mesh file's are; coordinates keep their float64 values.
-
-        Args:
-            vertices: ``(V, 3)`` vertex positions [m] in the shape frame.
-            faces: ``(F, 3)`` vertex indices per triangle, ``F >= 1``.
-
-        Returns:
-            ``Mesh(uri=<path>, path=<path>)`` with ``<path> = 'mem://<sha1 of the arrays>'``.
-
-        Raises:
-            InvalidArgumentError: Malformed or non-finite arrays, indices out of range.
+        :func:`~robot_state_core.geometry.meshes.mesh_shape_from_arrays`.
         """
-        where = 'PlanningScene.mesh_shape'
-        v = np.ascontiguousarray(vertices, dtype=np.float64)
-        try:
-            f = np.ascontiguousarray(faces).astype(np.int64, casting='safe')
-        except TypeError as err:
-            raise InvalidArgumentError(f'{where}: faces must be integers') from err
-        if v.ndim != 2 or v.shape[1] != 3 or len(v) == 0 or not np.isfinite(v).all():
-            raise InvalidArgumentError(f'{where}: vertices must be a finite (V, 3) array, got '
-                                       f'shape {v.shape}')
-        if f.ndim != 2 or f.shape[1] != 3 or len(f) == 0:
-            raise InvalidArgumentError(f'{where}: faces must be an (F >= 1, 3) array, got shape '
-                                       f'{f.shape}')
-        if f.min() < 0 or f.max() >= len(v):
-            raise InvalidArgumentError(f'{where}: face indices must be in [0, {len(v)})')
-        path = meshes.register_mesh_arrays(v, f)
-        return Mesh(uri=path, path=path)
+        return meshes.mesh_shape_from_arrays(vertices, faces, 'PlanningScene.mesh_shape')
 
     # ------------------------------------------------------------------ the registry
 
