@@ -293,6 +293,10 @@ class AllowedCollisionMatrix:
         """The default entry of ``name``, or ``None``."""
         return self._defaults.get(name)
 
+    def get_default_entries(self) -> dict[str, AcmEntry]:
+        """Every default entry as ``{name: entry}`` (a copy)."""
+        return dict(self._defaults)
+
     def remove_default_entry(self, name: str) -> bool:
         """Remove the default entry of ``name``.
 

@@ -37,3 +37,14 @@ MARKERS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=10,
 COLLISION_OBJECTS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100,
                                reliability=ReliabilityPolicy.RELIABLE,
                                durability=DurabilityPolicy.VOLATILE)
+
+#: ``planning_scene`` subscription (diffs and full scenes in): reliable, volatile, depth 100, as
+#: MoveIt's PlanningSceneMonitor.
+PLANNING_SCENE = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100,
+                            reliability=ReliabilityPolicy.RELIABLE,
+                            durability=DurabilityPolicy.VOLATILE)
+
+#: ``monitored_planning_scene`` publisher: reliable, transient local, depth 1. Each message is
+#: the full scene, so a late joiner gets the current one; RViz's PlanningScene display (reliable,
+#: volatile, depth 100) matches it.
+MONITORED_PLANNING_SCENE = LATCHED

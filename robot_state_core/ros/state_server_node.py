@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
+import dataclasses
 from dataclasses import dataclass
 import math
 from pathlib import Path
@@ -45,7 +46,16 @@ from moveit_msgs.msg import (
     ContactInformation,
     MoveItErrorCodes,
 )
-from moveit_msgs.srv import GetPositionFK, GetPositionIK, GetStateValidity
+from moveit_msgs.msg import (
+    PlanningScene as PlanningSceneMsg,
+)
+from moveit_msgs.srv import (
+    ApplyPlanningScene,
+    GetPlanningScene,
+    GetPositionFK,
+    GetPositionIK,
+    GetStateValidity,
+)
 import numpy as np
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
@@ -78,12 +88,18 @@ from robot_state_core.ros.moveit_conversions import (
     pose_stamped_in_model_frame,
     positions_to_robot_state_msg,
     strip_prefix,
-    world_object_from_msg,
 )
 from robot_state_core.ros.params import (
     declare_server_parameters,
     server_parameter_types,
     StatePublisherConfig,
+)
+from robot_state_core.ros.planning_scene_conversions import (
+    AppliedScene,
+    apply_attached_collision_object,
+    apply_collision_object,
+    apply_planning_scene_msg,
+    planning_scene_to_msg,
 )
 from robot_state_core.scene.planning_scene import (
     BodyType,
@@ -195,24 +211,35 @@ class StateServerNode(Node):
         #: The callback groups whose callbacks can be long (IK solves): an executor should run
         #: them on their own thread (:class:`~robot_state_core.ros.group_executor.
         #: CallbackGroupExecutor`), the others are short.
-        self.worker_callback_groups: tuple[MutuallyExclusiveCallbackGroup, ...] = (ik,)
+        scene_edits = MutuallyExclusiveCallbackGroup()  # one scene edit at a time
+        self.worker_callback_groups: tuple[MutuallyExclusiveCallbackGroup, ...] = (
+            ik, scene_edits)
+        self._monitored_pub = self.create_publisher(PlanningSceneMsg, 'monitored_planning_scene',
+                                                    qos.MONITORED_PLANNING_SCENE)
         self.create_service(GetPositionIK, 'compute_ik', self._on_compute_ik, callback_group=ik)
         self.create_service(GetPositionFK, 'compute_fk', self._on_compute_fk,
                             callback_group=queries)
         self.create_service(GetStateValidity, 'check_state_validity', self._on_validity,
                             callback_group=queries)
+        self.create_service(GetPlanningScene, 'get_planning_scene', self._on_get_planning_scene,
+                            callback_group=queries)
+        self.create_service(ApplyPlanningScene, 'apply_planning_scene',
+                            self._on_apply_planning_scene, callback_group=scene_edits)
         self.create_subscription(JointState, 'joint_states', self._on_joint_state,
                                  qos.JOINT_STATES, callback_group=topics)
         self.create_subscription(CollisionObject, 'collision_object', self._on_collision_object,
-                                 qos.COLLISION_OBJECTS, callback_group=topics)
+                                 qos.COLLISION_OBJECTS, callback_group=scene_edits)
         self.create_subscription(AttachedCollisionObject, 'attached_collision_object',
                                  self._on_attached_object, qos.COLLISION_OBJECTS,
-                                 callback_group=topics)
+                                 callback_group=scene_edits)
+        self.create_subscription(PlanningSceneMsg, 'planning_scene', self._on_planning_scene,
+                                 qos.PLANNING_SCENE, callback_group=scene_edits)
         if follow_topic:
             self.create_subscription(String, 'robot_description', self._on_description,
                                      qos.LATCHED, callback_group=topics)
         self._contacts_pub = self.create_publisher(MarkerArray, 'contact_markers', qos.MARKERS)
         model = served.model
+        self._publish_scene()
         self.get_logger().info(f"services ready for robot '{clip(model.name)}' (groups: "
                                f"{quoted(model.group_names, count=10) or 'none'})")
 
@@ -266,16 +293,22 @@ class StateServerNode(Node):
         with self._lock:
             old = self._served
             carried = 0
+            scene = served.scene
             for obj in old.scene.world.values():
                 try:
-                    served.scene.apply_world_object(CollisionObjectOperation.ADD, obj.id, obj.X_WO,
-                                                    obj.shapes, obj.subframes)
+                    scene.apply_world_object(CollisionObjectOperation.ADD, obj.id, obj.X_WO,
+                                             obj.shapes, obj.subframes)
                     carried += 1
                 except RobotStateCoreError as exc:
                     self._log.warning('carry_world', f'world object {clip(obj.id)!r} not kept '
                                                      f'for the new robot: {exc}')
+            for oid, color in old.scene.object_colors.items():
+                scene.set_object_color(oid, color)
+            for oid, kind in old.scene.object_types.items():
+                scene.set_object_type(oid, kind)
             dropped = len(old.scene.current_state.get_attached_bodies())
             self._served = served
+        self._publish_scene()
         model = served.model
         note = f'; {dropped} attached object(s) dropped' if dropped else ''
         self.get_logger().info(f"services now answer for robot '{clip(model.name)}' "
@@ -377,56 +410,104 @@ class StateServerNode(Node):
             self._log.error('joint_states_internal', f'joint_states callback failed: '
                                                      f'{type(exc).__name__}: {exc}')
 
-    def _object_from_msg(self, served: ServedModel, msg: CollisionObject
-                         ) -> tuple[np.ndarray, list[Any], dict[str, np.ndarray]]:
-        return world_object_from_msg(served.model, served.scene.current_state.get_link_poses(),
-                                     msg, served.scene, self._prefix)
+    # ------------------------------------------------------------------ the planning scene
+
+    def _edit_scene(self, edit: Callable[[PlanningScene], AppliedScene | None],
+                    what: str) -> tuple[bool, str]:
+        """Apply ``edit`` to a copy of the scene and swap it in only when nothing raised.
+
+        A message applies whole or not at all. Scene edits are serialised (one callback group);
+        joint states that arrived meanwhile are carried over unless the edit set the state.
+
+        Returns:
+            ``(applied, problem)``: the problem is the first error, logged as a warning.
+        """
+        with self._lock:
+            served = self._served
+            work = served.scene.copy()
+        try:
+            applied = edit(work)
+        except (RobotStateCoreError, ValueError) as exc:
+            problem = f'{what}: not applied, the scene is unchanged: {exc}'
+            self._log.warning('scene_edit', clip(problem, LOG_LINE_LIMIT))
+            return False, problem
+        for line in (applied.warnings if applied is not None else ()):
+            self._log.warning('scene_edit_warning', clip(f'{what}: {line}', LOG_LINE_LIMIT))
+        with self._lock:
+            if self._served is not served:  # a new robot meanwhile: this edit was for the old
+                problem = f'{what}: not applied, the robot description changed meanwhile'
+                self._log.warning('scene_edit', problem)
+                return False, problem
+            if applied is None or not applied.state_set:
+                work.current_state.set_variable_positions(
+                    served.scene.current_state.positions)
+            self._served = dataclasses.replace(served, scene=work)
+        self._publish_scene()
+        return True, ''
+
+    def _publish_scene(self) -> None:
+        """Publish the full scene on ``monitored_planning_scene`` (latched)."""
+        try:
+            msg = planning_scene_to_msg(self.scene, prefix=self._prefix)
+            self._monitored_pub.publish(msg)
+        except Exception as exc:  # a bug: the edit itself is done
+            self._log.error('monitored_planning_scene', f'monitored_planning_scene: '
+                                                        f'{type(exc).__name__}: {exc}')
 
     def _on_collision_object(self, msg: CollisionObject) -> None:
+        prefix = self._prefix
         try:
-            op = CollisionObjectOperation(msg.operation[0] if isinstance(msg.operation, bytes)
-                                          else msg.operation)
-            with self._lock:
-                served = self._served
-                if op is CollisionObjectOperation.REMOVE:
-                    served.scene.apply_world_object(op, msg.id)
-                else:
-                    X_WO, shapes, subframes = self._object_from_msg(served, msg)
-                    served.scene.apply_world_object(op, msg.id, X_WO, shapes, subframes)
-        except (RobotStateCoreError, ValueError) as exc:
-            self._log.warning('collision_object', f"collision_object '{clip(msg.id)}' "
-                                                  f'ignored: {exc}')
+            self._edit_scene(lambda scene: apply_collision_object(scene, msg, prefix),
+                             f"collision_object '{clip(msg.id)}'")
         except Exception as exc:
             self._log.error('collision_object_internal', f"collision_object '{clip(msg.id)}': "
                                                          f'internal error: {type(exc).__name__}: '
                                                          f'{exc}')
 
     def _on_attached_object(self, msg: AttachedCollisionObject) -> None:
+        prefix = self._prefix
         try:
-            obj = msg.object
-            op = CollisionObjectOperation(obj.operation[0] if isinstance(obj.operation, bytes)
-                                          else obj.operation)
-            link = strip_prefix(msg.link_name, self._prefix)
-            with self._lock:
-                served = self._served
-                if op is CollisionObjectOperation.REMOVE:
-                    served.scene.detach_object(obj.id)
-                else:
-                    shapes: list[Any] = []
-                    X_WO = None
-                    subframes: dict[str, np.ndarray] = {}
-                    if obj.primitives or obj.meshes:
-                        X_WO, shapes, subframes = self._object_from_msg(served, obj)
-                    served.scene.attach_object(link, obj.id, X_WO, shapes, subframes,
-                                               touch_links=list(msg.touch_links))
-        except (RobotStateCoreError, ValueError) as exc:
-            self._log.warning('attached_collision_object', f"attached_collision_object "
-                                                           f"'{clip(msg.object.id)}' ignored: "
-                                                           f'{exc}')
+            self._edit_scene(lambda scene: apply_attached_collision_object(scene, msg, prefix),
+                             f"attached_collision_object '{clip(msg.object.id)}'")
         except Exception as exc:
             self._log.error('attached_collision_object_internal',
                             f"attached_collision_object '{clip(msg.object.id)}': internal error: "
                             f'{type(exc).__name__}: {exc}')
+
+    def _on_planning_scene(self, msg: PlanningSceneMsg) -> None:
+        prefix = self._prefix
+        try:
+            self._edit_scene(lambda scene: apply_planning_scene_msg(scene, msg, prefix),
+                             'planning_scene')
+        except Exception as exc:
+            self._log.error('planning_scene_internal', f'planning_scene: internal error: '
+                                                       f'{type(exc).__name__}: {exc}')
+
+    def _on_apply_planning_scene(self, request: Any, response: Any) -> Any:
+        start = time.perf_counter()
+        prefix = self._prefix
+        try:
+            response.success, _ = self._edit_scene(
+                lambda scene: apply_planning_scene_msg(scene, request.scene, prefix),
+                'apply_planning_scene')
+        except Exception as exc:  # a bug
+            self._log.error('apply_planning_scene_internal', f'apply_planning_scene: internal '
+                                                             f'error: {type(exc).__name__}: '
+                                                             f'{exc}')
+            response.success = False
+        self.stats.record('apply_planning_scene', (time.perf_counter() - start) * 1e3)
+        return response
+
+    def _on_get_planning_scene(self, request: Any, response: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            response.scene = planning_scene_to_msg(self.scene, request.components.components,
+                                                   self._prefix)
+        except Exception as exc:  # a bug
+            self._log.error('get_planning_scene_internal', f'get_planning_scene: internal '
+                                                           f'error: {type(exc).__name__}: {exc}')
+        self.stats.record('get_planning_scene', (time.perf_counter() - start) * 1e3)
+        return response
 
     # ------------------------------------------------------------------ compute_ik
 

@@ -71,6 +71,7 @@ geometry and meshes are shared) for another thread.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+import contextlib
 import dataclasses
 from dataclasses import dataclass, field
 import enum
@@ -890,6 +891,10 @@ class PlanningScene:
             other._pairs_key = (layout, other._acm, other._acm.version, self._pairs_key[3])
             other._filter_key = (layout, other._acm, other._acm.version)
         return other
+
+    def locked(self) -> contextlib.AbstractContextManager[bool]:
+        """The scene's lock, to read several of its parts as one snapshot (re-entrant)."""
+        return self._lock
 
     # ------------------------------------------------------------------ diff scenes
 
