@@ -34,7 +34,6 @@ from robot_state_core.scene.constraints import (
     OrientationParameterization,
     PositionConstraint,
 )
-from robot_state_core.scene.planning_scene import PlanningScene
 from robot_state_core.spatial.transforms import (
     check_quat_xyzw,
     FloatArray,
@@ -294,31 +293,6 @@ def shape_from_primitive(prim: SolidPrimitive) -> Shape:
 
 
 # ------------------------------------------------------------------------------ constraints
-
-
-def world_object_from_msg(model: RobotModel, X_WL: FloatArray, msg: Any, scene: PlanningScene,
-                          frame_prefix: str = '') -> tuple[FloatArray, list[Any],
-                                                          dict[str, FloatArray]]:
-    """``(X_WO, [(shape, X_OS), ...], {subframe: X_OF})`` of a ``moveit_msgs/CollisionObject``.
-
-    The header frame is resolved by :func:`frame_pose`; meshes become files through
-    ``scene.mesh_shape`` (a :class:`~robot_state_core.scene.planning_scene.PlanningScene`).
-
-    Raises:
-        FrameError: Unknown header frame.
-        InvalidArgumentError: Malformed primitive or mesh.
-    """
-    X_WH = frame_pose(model, X_WL, msg.header.frame_id, frame_prefix)
-    X_WO = X_WH @ pose_to_matrix(msg.pose)
-    shapes: list[Any] = [(shape_from_primitive(p), pose_to_matrix(pose))
-                         for p, pose in zip(msg.primitives, msg.primitive_poses, strict=False)]
-    shapes += [(scene.mesh_shape(np.array([[v.x, v.y, v.z] for v in m.vertices]),
-                                 np.array([t.vertex_indices for t in m.triangles])),
-                pose_to_matrix(pose))
-               for m, pose in zip(msg.meshes, msg.mesh_poses, strict=False)]
-    subframes = {name: pose_to_matrix(pose)
-                 for name, pose in zip(msg.subframe_names, msg.subframe_poses, strict=False)}
-    return X_WO, shapes, subframes
 
 
 def _finite(values: Any, what: str) -> None:

@@ -79,6 +79,7 @@ __all__ = [
     'apply_attached_collision_object',
     'apply_collision_object',
     'apply_planning_scene_msg',
+    'collision_object_geometry',
     'collision_object_to_msg',
     'planning_scene_diff_to_msg',
     'planning_scene_to_msg',
@@ -173,12 +174,18 @@ def _pose_or_identity(pose: Pose | None, what: str) -> np.ndarray:
     return np.eye(4) if pose is None else pose_to_matrix(pose, what)
 
 
-def _object_geometry(scene: PlanningScene, state: RobotState, msg: CollisionObject,
-                     prefix: str, where: str
-                     ) -> tuple[np.ndarray, list[tuple[Shape, np.ndarray]], dict[str, np.ndarray]]:
+def collision_object_geometry(
+        scene: PlanningScene, state: RobotState, msg: CollisionObject, prefix: str = '',
+        where: str = 'collision object'
+) -> tuple[np.ndarray, list[tuple[Shape, np.ndarray]], dict[str, np.ndarray]]:
     """``(X_WO, [(shape, X_OS)], {subframe: X_OF})`` of an ADD/APPEND message.
 
-    MoveIt's ``shapesAndPosesFromCollisionObjectMessage`` and header frame resolution.
+    MoveIt's ``shapesAndPosesFromCollisionObjectMessage`` and header frame resolution (frames of
+    ``scene`` at ``state``).
+
+    Raises:
+        FrameError: An empty or unknown header frame.
+        InvalidArgumentError: No shapes, a bad shape or pose, a plane.
     """
     shapes, poses = _object_shapes(msg, where)
     if not shapes:
@@ -241,7 +248,7 @@ def apply_collision_object(scene: PlanningScene, msg: CollisionObject, prefix: s
         scene.apply_world_object(op, msg.id, X_WH @ pose_to_matrix(msg.pose, f'{where}: pose'),
                                  shape_poses=shape_poses)
         return
-    X_WO, shapes, subframes = _object_geometry(scene, state, msg, prefix, where)
+    X_WO, shapes, subframes = collision_object_geometry(scene, state, msg, prefix, where)
     scene.apply_world_object(op, msg.id, X_WO, shapes, subframes)
     kind = _object_type(msg.type)
     if kind is not None:
@@ -283,7 +290,7 @@ def apply_attached_collision_object(scene: PlanningScene, msg: AttachedCollision
                                    '(MoveIt refuses it too)')
     touch = [strip_prefix(t, prefix) for t in msg.touch_links]
     if len(obj.primitives) or len(obj.meshes) or len(obj.planes):
-        X_WO, shapes, subframes = _object_geometry(scene, current, obj, prefix, where)
+        X_WO, shapes, subframes = collision_object_geometry(scene, current, obj, prefix, where)
         if op is CollisionObjectOperation.APPEND:
             held = scene.current_state.get_attached_body(obj.id)
             if held is not None:  # MoveIt: APPEND merges shapes and touch links

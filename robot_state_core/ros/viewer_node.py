@@ -22,7 +22,7 @@ from sensor_msgs.msg import JointState
 
 from robot_state_core.ros import qos
 from robot_state_core.ros.conversions import joint_state_arrays
-from robot_state_core.ros.moveit_conversions import world_object_from_msg
+from robot_state_core.ros.planning_scene_conversions import collision_object_geometry
 from robot_state_core.scene.planning_scene import CollisionObjectOperation
 from robot_state_core.viewer.app import RobotViewer
 
@@ -68,9 +68,8 @@ class ViewerNode(Node):
                 self.viewer.apply_world_object(op, msg.id)
                 return
             state = self.viewer.state
-            X_WO, shapes, subframes = world_object_from_msg(
-                self.viewer.model, state.get_link_poses(), msg, self.viewer.planning_scene,
-                self.frame_prefix)
+            X_WO, shapes, subframes = collision_object_geometry(
+                self.viewer.planning_scene, state, msg, self.frame_prefix)
             self.viewer.apply_world_object(op, msg.id, X_WO, shapes, subframes)
         except Exception as exc:  # a bad message must not stop the viewer
             self.get_logger().warning(f"collision_object '{msg.id}': {exc}")
