@@ -567,10 +567,10 @@ def planning_scene_diff_to_msg(scene: PlanningScene, prefix: str = '',
                     CollisionObject(id=oid, operation=CollisionObject.REMOVE,
                                     header=Header(frame_id=frame)))
         parent = scene.parent
-        if parent is not None:  # objects back in the world that the parent holds attached
+        if parent is not None:  # world objects of the message that the parent holds attached
             held = {b.name for b in parent.current_state.get_attached_bodies()}
-            for oid in changes.world_changed:
-                if oid in held:
+            for oid in dict.fromkeys(co.id for co in msg.world.collision_objects):
+                if oid in held and oid not in attached:
                     aco = AttachedCollisionObject()
                     aco.object.id = oid
                     aco.object.operation = CollisionObject.REMOVE
