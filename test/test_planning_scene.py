@@ -999,3 +999,144 @@ def test_half_space_floor(model: RobotModel, scene: PlanningScene) -> None:
         assert c.depth == pytest.approx(0.01, abs=1e-9)
     assert scene.distance_to_collision(state, self_collision=False) == pytest.approx(
         -0.01, abs=1e-9)
+
+
+# ---------------------------------------------------------------------------- MoveIt's world API
+
+
+def test_move_with_shape_poses_and_world_edits(model: RobotModel, scene: PlanningScene) -> None:
+    """MOVE with shape poses (count checked first: PS3), set_object_pose (creates an object
+    without shapes), move_object (relative), one shape moved or removed by index.
+    """
+    X_WO, shapes = front_box(0.2)
+    scene.apply_world_object(ADD, 'box', X_WO, shapes + [(Sphere(0.02), translation(0, 0, 0.1))])
+    before = scene.world['box']
+    with pytest.raises(InvalidArgumentError):
+        scene.apply_world_object(MOVE, 'box', translation(1.0), shape_poses=[np.eye(4)])
+    assert scene.world['box'] is before  # nothing moved (MoveIt moves the object first)
+    scene.apply_world_object(MOVE, 'box', translation(1.0),
+                             shape_poses=[translation(0, 0, 0.5), np.eye(4)])
+    np.testing.assert_array_equal(scene.world['box'].shape_world_poses()[0],
+                                  translation(1.0, 0, 0.5))
+    scene.move_object('box', translation(0.0, 1.0))
+    np.testing.assert_array_equal(scene.world['box'].X_WO, translation(1.0, 1.0))
+    scene.move_shape_in_object('box', 1, translation(0, 0, -0.2))
+    np.testing.assert_array_equal(scene.world['box'].shapes[1][1], translation(0, 0, -0.2))
+    with pytest.raises(InvalidArgumentError):
+        scene.move_shape_in_object('box', 2, np.eye(4))
+    scene.set_object_pose('marker', translation(3.0))  # a pose and subframes, no shapes
+    scene.set_subframes_of_object('marker', {'tip': translation(0, 0, 1)})
+    assert scene.world['marker'].shapes == ()
+    np.testing.assert_array_equal(scene.get_frame_transform('marker/tip'), translation(3, 0, 1))
+    assert not scene.check_collision(scene.current_state).collision
+    scene.acm.set_entry('box', 'base_link', True)
+    scene.set_object_color('box', (1.0, 0.0, 0.0, 1.0))
+    scene.remove_shape_from_object('box', 0)
+    assert len(scene.world['box'].shapes) == 1 and 'box' in scene.acm
+    scene.remove_shape_from_object('box', 0)  # the last one: the object goes, with its entries
+    assert 'box' not in scene.world and 'box' not in scene.acm
+    assert scene.get_object_color('box') is None
+    with pytest.raises(UnknownNameError):
+        scene.move_object('box', np.eye(4))
+
+
+def test_colours_and_types_survive_attach_and_detach(scene: PlanningScene) -> None:
+    """Colours and types are kept by id (MoveIt's rememberMetadataWhenAttached, core API)."""
+    from robot_state_core.scene.planning_scene import ObjectType
+
+    scene.apply_world_object(ADD, 'cup', translation(0.5, 0, 1.0), [(Sphere(0.03), np.eye(4))])
+    scene.set_object_color('cup', (0.0, 0.0, 1.0, 1.0))
+    scene.set_object_type('cup', ObjectType('mug', 'db'))
+    scene.attach_object('gripper_palm_link', 'cup')
+    assert 'cup' not in scene.world and scene.get_object_color('cup') == (0.0, 0.0, 1.0, 1.0)
+    scene.detach_object('cup')
+    assert scene.get_object_type('cup') == ObjectType('mug', 'db')
+    with pytest.raises(InvalidArgumentError):
+        scene.set_object_color('cup', (1.0, math.nan, 0.0, 1.0))
+    scene.apply_world_object(REMOVE, 'cup')
+    assert not scene.has_object_color('cup') and not scene.has_object_type('cup')
+
+
+def test_diff_scene_records_and_pushes(model: RobotModel, scene: PlanningScene) -> None:
+    """diff(): a snapshot that records its changes; push_diffs applies them to the parent."""
+    X_WO, shapes = front_box(0.3)
+    scene.apply_world_object(ADD, 'a', X_WO, shapes)
+    scene.apply_world_object(ADD, 'b', translation(2.0), shapes)
+    child = scene.diff()
+    assert child.parent is scene and not child.changes()
+    child.apply_world_object(REMOVE, 'a')
+    child.apply_world_object(ADD, 'c', translation(3.0), shapes)
+    child.set_object_color('b', (0.0, 1.0, 0.0, 1.0))
+    child.acm.set_entry('b', 'base_link', True)
+    child.current_state.set_variable_positions(named(model, 'ready'))
+    changes = child.changes()
+    assert changes.world_changed == ('c',) and changes.world_removed == ('a',)
+    assert changes.robot_state and changes.acm and changes.object_colors == ('b',)
+    assert set(scene.world) == {'a', 'b'}  # the parent is untouched until pushed
+    child.push_diffs()
+    assert set(scene.world) == {'b', 'c'}
+    assert scene.get_object_color('b') == (0.0, 1.0, 0.0, 1.0)
+    assert scene.acm.is_collision_allowed('b', 'base_link')
+    np.testing.assert_array_equal(scene.current_state.positions, child.current_state.positions)
+    child.apply_world_object(ADD, 'd', translation(4.0), shapes)
+    child.clear_diffs()
+    assert set(child.world) == {'b', 'c'} and not child.changes()
+    child.decouple_parent()
+    assert child.parent is None
+    with pytest.raises(InvalidArgumentError):
+        child.push_diffs()
+
+
+def test_frames_the_scene_knows(model: RobotModel, scene: PlanningScene) -> None:
+    """MoveIt getFrameTransform: model frame, links, attached bodies, world objects, their
+    subframes, fixed frames; unknown frames raise (MoveIt returns the identity).
+    """
+    scene.apply_world_object(ADD, 'crate', translation(1.0), [(Box(0.1, 0.1, 0.1), np.eye(4))],
+                             {'handle': translation(0, 0, 0.2)})
+    scene.set_fixed_frames({'/table': translation(0, 2.0)})
+    assert set(scene.fixed_frames) == {'table'}
+    np.testing.assert_array_equal(scene.get_frame_transform(model.model_frame), np.eye(4))
+    np.testing.assert_array_equal(scene.get_frame_transform('/crate/handle'),
+                                  translation(1.0, 0, 0.2))
+    np.testing.assert_array_equal(scene.get_frame_transform('table'), translation(0, 2.0))
+    np.testing.assert_allclose(scene.get_frame_transform('tool0'),
+                               scene.current_state.get_global_link_transform('tool0'))
+    assert not scene.knows_frame_transform('crate/nope')
+    with pytest.raises(UnknownNameError):
+        scene.get_frame_transform('nowhere')
+
+
+def test_distance_requests_against_a_closed_form(model: RobotModel,
+                                                 scene: PlanningScene) -> None:
+    """distance_robot/distance_self: MoveIt's request types on a box 3 cm and 8 cm in front of
+    the base (closed form: the gaps), per pair, thresholds, groups and another ACM.
+    """
+    from robot_state_core.description.acm import AllowedCollisionMatrix
+    from robot_state_core.scene.planning_scene import DistanceRequest, DistanceRequestType
+
+    X1, shapes = front_box(0.03)
+    X2, _ = front_box(0.08)
+    scene.apply_world_object(ADD, 'near', X1, shapes)
+    scene.apply_world_object(ADD, 'far', X2 @ translation(0, -0.15, 0), shapes)
+    state = scene.current_state
+    glob = scene.distance_robot(state)
+    assert glob.minimum_distance.distance == pytest.approx(0.03, abs=EXACT)
+    assert set(glob.minimum_distance.link_names) == {'base_link', 'near'}
+    assert dict(glob.distances) == {} and not glob.collision
+    p0, p1 = glob.minimum_distance.nearest_points
+    assert p1[0] - p0[0] == pytest.approx(0.03, abs=EXACT)
+    np.testing.assert_allclose(glob.minimum_distance.normal, (1.0, 0.0, 0.0), atol=1e-9)
+    single = scene.distance_robot(state, DistanceRequest(DistanceRequestType.SINGLE))
+    near = single.distances[('base_link', 'near')]
+    assert len(near) == 1 and near[0].distance == pytest.approx(0.03, abs=EXACT)
+    assert single.distances[('base_link', 'far')][0].distance == pytest.approx(0.08, abs=EXACT)
+    limited = scene.distance_robot(state, DistanceRequest(
+        DistanceRequestType.SINGLE, distance_threshold=0.05))
+    assert set(limited.distances) == {('base_link', 'near')}
+    assert scene.distance_robot(state, DistanceRequest(group_name='arm')).minimum_distance \
+        .distance > 0.1  # the arm's links only
+    no_acm = scene.distance_self(state, DistanceRequest(acm=AllowedCollisionMatrix()))
+    assert no_acm.collision  # adjacent links touch once nothing is allowed
+    assert scene.distance_self(state).minimum_distance.distance > 0.0
+    assert scene.check_collision(state, acm=AllowedCollisionMatrix()).collision
+    assert not scene.check_collision(state).collision
