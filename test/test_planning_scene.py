@@ -1005,11 +1005,13 @@ def test_half_space_floor(model: RobotModel, scene: PlanningScene) -> None:
 
 
 def test_move_with_shape_poses_and_world_edits(model: RobotModel, scene: PlanningScene) -> None:
-    """MOVE with shape poses (count checked first: PS3), set_object_pose (creates an object
-    without shapes), move_object (relative), one shape moved or removed by index.
+    """MoveIt's world edits: MOVE with shape poses, set_object_pose, move_object, one shape.
+
+    MOVE's shape-pose count is checked first (PS3); set_object_pose creates an object without
+    shapes; move_object is relative; one shape is moved or removed by index.
     """
     X_WO, shapes = front_box(0.2)
-    scene.apply_world_object(ADD, 'box', X_WO, shapes + [(Sphere(0.02), translation(0, 0, 0.1))])
+    scene.apply_world_object(ADD, 'box', X_WO, [*shapes, (Sphere(0.02), translation(0, 0, 0.1))])
     before = scene.world['box']
     with pytest.raises(InvalidArgumentError):
         scene.apply_world_object(MOVE, 'box', translation(1.0), shape_poses=[np.eye(4)])
@@ -1088,8 +1090,10 @@ def test_diff_scene_records_and_pushes(model: RobotModel, scene: PlanningScene) 
 
 
 def test_frames_the_scene_knows(model: RobotModel, scene: PlanningScene) -> None:
-    """MoveIt getFrameTransform: model frame, links, attached bodies, world objects, their
-    subframes, fixed frames; unknown frames raise (MoveIt returns the identity).
+    """MoveIt getFrameTransform: every frame the scene knows; unknown frames raise.
+
+    Model frame, links, attached bodies, world objects, their subframes, fixed frames (MoveIt
+    returns the identity for an unknown frame).
     """
     scene.apply_world_object(ADD, 'crate', translation(1.0), [(Box(0.1, 0.1, 0.1), np.eye(4))],
                              {'handle': translation(0, 0, 0.2)})
@@ -1108,8 +1112,10 @@ def test_frames_the_scene_knows(model: RobotModel, scene: PlanningScene) -> None
 
 def test_distance_requests_against_a_closed_form(model: RobotModel,
                                                  scene: PlanningScene) -> None:
-    """distance_robot/distance_self: MoveIt's request types on a box 3 cm and 8 cm in front of
-    the base (closed form: the gaps), per pair, thresholds, groups and another ACM.
+    """distance_robot/distance_self with MoveIt's request types against closed forms.
+
+    Boxes 3 cm and 8 cm in front of the base (the gaps are the distances): per pair,
+    thresholds, groups and another ACM.
     """
     from robot_state_core.description.acm import AllowedCollisionMatrix
     from robot_state_core.scene.planning_scene import DistanceRequest, DistanceRequestType
