@@ -68,6 +68,44 @@ def test_collide_free_and_in_collision(capsys) -> None:
     assert result['contacts']
 
 
+SHELF_SCENE = '''bench
+* shelf
+0.25 0 0.15
+0 0 0 1
+1
+box
+0.2 0.2 0.2
+0 0 0
+0 0 0 1
+0 0 1 1
+0
+.
+'''
+
+
+def test_collide_with_a_scene_file(capsys, tmp_path) -> None:
+    """`collide --scene FILE`: a MoveIt .scene file's objects are checked.
+
+    The box is half inside the base's front face (x = 0.25): colliding, 10 cm deep (closed
+    form); a malformed file is one error line naming its line.
+    """
+    pytest.importorskip('fcl')
+    good = tmp_path / 'shelf.scene'
+    good.write_text(SHELF_SCENE)
+    code, out = _run(capsys, 'collide', '--state', 'home', '--scene', str(good))
+    result = json.loads(out)
+    assert code == 1 and result['collision']
+    assert result['distance_m'] == pytest.approx(-0.1, abs=1e-9)
+    assert {'base_link', 'shelf'} in [{c['body_1'], c['body_2']} for c in result['contacts']]
+    bad = tmp_path / 'bad.scene'
+    bad.write_text('x\n* a\n1\nbox\n1 1\n.\n')
+    code = main(['collide', '--scene', str(bad)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip() == "robot-state-core collide: line 6: object 'a': box size: expected a " \
+                          "number, got '.'"
+
+
 def test_gen_acm_writes_srdf(capsys, tmp_path) -> None:
     """`gen-acm` writes parseable SRDF disable_collisions with Adjacent pairs."""
     pytest.importorskip('fcl')

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+from pathlib import Path
 import tempfile
 import threading
 
@@ -1146,3 +1147,21 @@ def test_distance_requests_against_a_closed_form(model: RobotModel,
     assert scene.distance_self(state).minimum_distance.distance > 0.0
     assert scene.check_collision(state, acm=AllowedCollisionMatrix()).collision
     assert not scene.check_collision(state).collision
+
+
+def test_readme_planning_scene_example_runs_verbatim(capsys: pytest.CaptureFixture[str]) -> None:
+    """README "The planning scene": the Python example runs as written.
+
+    It prints what its comments say.
+    """
+    readme = (Path(__file__).resolve().parents[1] / 'README.md').read_text(encoding='utf-8')
+    start = readme.index('```python', readme.index('### The planning scene')) + len('```python')
+    code = readme[start:readme.index('```', start)]
+    exec(compile(code, 'README.md', 'exec'), {})
+    printed = capsys.readouterr().out.splitlines()
+    comments = [line.split('# ', 1)[1] for line in code.splitlines()
+                if line.startswith('print(')]
+    assert printed[0] == comments[0] == 'False'
+    assert printed[1] == comments[1] == "('left_finger_link', 'shelf') 0.356"
+    assert printed[2] == '13' and comments[2].startswith('13 ')
+    assert printed[3] == comments[3] == "['bench', '* shelf', '0.8 0.0 0.7']"

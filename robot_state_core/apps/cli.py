@@ -198,6 +198,8 @@ def _cmd_collide(ns: argparse.Namespace) -> int:
 
     model, state = _model_and_state(ns)
     scene = PlanningScene(model, padding=ns.padding)
+    if ns.scene:
+        scene.load_geometry_text(_read_text(ns.scene, '--scene'))
     result = scene.check_collision(state, CollisionRequest(
         group_name=ns.group, contacts=True, max_contacts=100, max_contacts_per_pair=1))
     out = {'collision': result.collision,
@@ -243,6 +245,8 @@ def _viewer_for(ns: argparse.Namespace, **kwargs: Any) -> RobotViewer:
                                       strict=True)))
         for k, box in enumerate(boxes):
             viewer.add_box(f'box_{k + 1}', box[3:], pose_from_xyz_rpy(box[:3], (0, 0, 0)))
+        if ns.scene:
+            viewer.load_scene_text(_read_text(ns.scene, '--scene'))
         viewer.frame_camera()
     except BaseException:
         viewer.stop()
@@ -309,6 +313,15 @@ def _cmd_snapshot(ns: argparse.Namespace) -> int:
 
 #: Help text of --urdf: a URDF or a xacro file.
 _URDF_HELP = 'URDF or xacro (*.xacro) file (default: the embedded default robot)'
+_SCENE_HELP = "a MoveIt .scene file (world objects; the Setup Assistant's and RViz's format)"
+
+
+def _read_text(path: str, option: str) -> str:
+    """The text of a file named on the command line (a typed error names the option)."""
+    try:
+        return Path(path).read_text(encoding='utf-8')
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidArgumentError(f'{option} {path}: {exc}') from exc
 
 
 def _add_description_arguments(p: argparse.ArgumentParser) -> None:
@@ -376,6 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_configuration_arguments(p_col)
     p_col.add_argument('--group', default=None, help='restrict to a group (MoveIt semantics)')
     p_col.add_argument('--padding', type=float, default=0.0, help='link padding [m]')
+    p_col.add_argument('--scene', help=_SCENE_HELP)
     p_col.set_defaults(func=_cmd_collide)
     p_acm = sub.add_parser('gen-acm', help='generate SRDF disable_collisions by sampling')
     p_acm.add_argument('--urdf', help=_URDF_HELP)
@@ -392,6 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_acm.set_defaults(func=_cmd_gen_acm)
     p_view = sub.add_parser('view', help='serve a browser page showing the robot')
     _add_configuration_arguments(p_view)
+    p_view.add_argument('--scene', help=_SCENE_HELP)
     p_view.add_argument('--box', nargs=6, action='append', metavar=('X', 'Y', 'Z', 'SX', 'SY',
                                                                       'SZ'),
                         help='add a world box at x y z with edges sx sy sz [m]; repeatable')
@@ -408,6 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_view.set_defaults(func=_cmd_view)
     p_snap = sub.add_parser('snapshot', help='write a PNG of a configuration (headless browser)')
     _add_configuration_arguments(p_snap)
+    p_snap.add_argument('--scene', help=_SCENE_HELP)
     p_snap.add_argument('--box', nargs=6, action='append', metavar=('X', 'Y', 'Z', 'SX', 'SY',
                                                                       'SZ'),
                         help='add a world box at x y z with edges sx sy sz [m]; repeatable')

@@ -687,6 +687,17 @@ class RobotViewer:
             self._sync_world()
             return self._changed()
 
+    def load_scene_text(self, text: str) -> CollisionStatus:
+        """Add the objects of a MoveIt ``.scene`` text and redraw.
+
+        :meth:`PlanningScene.load_geometry_text` (a malformed text raises ``SceneFileError``
+        naming the line, and nothing changes).
+        """
+        with self._lock:
+            self.planning_scene.load_geometry_text(text)
+            self._sync_world()
+            return self._changed()
+
     def add_box(self, object_id: str, size: ArrayLike, X_WB: ArrayLike) -> CollisionStatus:
         """Add (or replace) a box world object, as the page does.
 
