@@ -1165,3 +1165,24 @@ def test_readme_planning_scene_example_runs_verbatim(capsys: pytest.CaptureFixtu
     assert printed[1] == comments[1] == "('left_finger_link', 'shelf') 0.356"
     assert printed[2] == '13' and comments[2].startswith('13 ')
     assert printed[3] == comments[3] == "['bench', '* shelf', '0.8 0.0 0.7']"
+
+
+def test_panda_hand_group_checks_the_fingers_only() -> None:
+    """MoveIt's group link set: Panda's 'hand' group checks pairs with a finger only.
+
+    collision_env_fcl checks active components only: the 'hand' group moves the fingers, not
+    panda_hand (a fixed joint of the group), so no checked pair lacks a finger; before the fix
+    panda_hand's pairs were checked too (issue 23).
+    """
+    robot = robot_corpus.test_robot('panda')
+    panda = RobotModel.from_urdf_file(robot.urdf_path, robot.srdf_path,
+                                      package_map=robot.package_map)
+    assert set(panda.group('hand').updated_link_model_names) == {'panda_leftfinger',
+                                                                  'panda_rightfinger'}
+    scene = PlanningScene(panda)
+    pairs = scene.candidate_pairs(request=CollisionRequest(group_name='hand'))
+    links = [{a.split('/')[0], b.split('/')[0]} for a, b in pairs]
+    assert links and all(ls & {'panda_leftfinger', 'panda_rightfinger'} for ls in links)
+    everything = [{a.split('/')[0] for a in p} for p in scene.candidate_pairs()]
+    assert any('panda_hand' in ls and not ls & {'panda_leftfinger', 'panda_rightfinger'}
+               for ls in everything)  # panda_hand's own pairs: checked without a group

@@ -502,7 +502,8 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         dds = (f"ROS 2 {ros_distro().capitalize() or '(unknown distribution)'}, "
                f"domain {os.environ.get('ROS_DOMAIN_ID', '0')}, discovery "
                f"{os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE', 'SUBNET (default)')}")
-        services = ' and compute_ik/compute_fk/check_state_validity' if server else ''
+        services = (' and compute_ik/compute_fk/check_state_validity/get_planning_scene/'
+                    'apply_planning_scene' if server else '')
         print(f"published robot '{model.name}' ({model.link_count} links, {model.joint_count} "
               f'joints): /robot_description and {publisher.static_transform_count} transforms '
               f'on /tf_static{services} [{dds}]', file=out, flush=True)

@@ -381,7 +381,8 @@ class StateServerNode(Node):
         the ``solve_ik`` calls alone (the rest is conversions and the request's checks).
         """
         parts = []
-        for name in ('compute_ik', 'compute_fk', 'check_state_validity'):
+        for name in ('compute_ik', 'compute_fk', 'check_state_validity', 'get_planning_scene',
+                     'apply_planning_scene'):
             n = self.stats.count.get(name, 0)
             median = self.stats.median_ms(name)
             if n and median is not None:
