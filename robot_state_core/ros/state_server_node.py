@@ -17,7 +17,11 @@ request, see that module). The IK timeout
 a client may ask for is capped by the ``max_ik_timeout`` parameter. Shared state (the served model
 with its planning scene and current state) is snapshotted under one lock and never held during a
 solve; a new description is prepared (model, scene, meshes read, IK compiled) off to the side and
-swapped in atomically. Every callback is convert → core → convert; user errors get specific MoveIt
+swapped in atomically. The planning scene's queries are thread-safe and never change it, so
+requests use the served scene as it is; a scene edit (``apply_planning_scene``,
+``planning_scene``, ``collision_object``, ``attached_collision_object``) is applied to a copy in
+its own callback group (a worker thread) and swapped in only when the whole message applied.
+Every callback is convert → core → convert; user errors get specific MoveIt
 error codes and throttled, clipped log lines; the catch-all (``FAILURE``, "internal error") is
 left for real bugs (docs/decisions.md, Services).
 
@@ -370,9 +374,6 @@ class StateServerNode(Node):
                 scratch.copy_from(current)
             return served, scratch
 
-    def _scene_copy(self, served: ServedModel) -> PlanningScene:
-        with self._lock:
-            return served.scene.copy()
 
     def status_text(self) -> str:
         """One-line service statistics: calls and median time per service [ms].
@@ -616,7 +617,7 @@ class StateServerNode(Node):
         validity = None
         if req.avoid_collisions or constraints is not None:
             assert state is not None
-            scene = self._scene_copy(served)
+            scene = served.scene  # queries are thread-safe; edits replace the scene
             checker = state.copy()
 
             def validity(q: np.ndarray) -> bool:
@@ -733,7 +734,7 @@ class StateServerNode(Node):
                                                     f'check_state_validity: {text}'))
         except RobotStateCoreError as exc:  # unknown frame/link/joint, bad numbers/primitives
             return f'invalid constraints: {exc}'
-        scene = self._scene_copy(served)
+        scene = served.scene  # queries are thread-safe; edits replace the scene
         result = scene.is_state_valid(state, group, constraints, contacts=True)
         stamp = self.get_clock().now().to_msg()
         frame = self._prefix + model.model_frame
