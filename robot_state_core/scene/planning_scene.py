@@ -927,7 +927,7 @@ class PlanningScene:
         state = self._state
         bodies = state.get_attached_bodies()
         state_changed = not np.array_equal(state.positions, record.state.positions) or \
-            not _same(tuple(bodies), tuple(record.state.get_attached_bodies()))
+            tuple(bodies) != tuple(record.state.get_attached_bodies())
         return SceneChanges(
             tuple(k for k, v in record.world.items() if not v),
             tuple(k for k, v in record.world.items() if v),
@@ -1672,11 +1672,15 @@ class PlanningScene:
     # ------------------------------------------------------------------ compilation
 
     def _layout_for(self, bodies: tuple[AttachedBody, ...]) -> _Layout:
+        layout = self._layout
+        # the last layout's bodies are the ones the registry holds (each sync builds a layout)
+        if layout is not None and layout.world_version == self._world_version \
+                and layout.bodies == bodies:  # AttachedBody compares by identity
+            return layout
         # the registry holds the bodies of the query (nothing to compare without bodies)
         edited = bool(bodies or self._attached_ids) and self._sync_attached(bodies)
-        layout = self._layout
         if not edited and layout is not None and layout.world_version == self._world_version \
-                and _same(layout.bodies, bodies):
+                and layout.bodies == bodies:
             return layout
         model, geo = self._model, self._geometry
         n_links = model.link_count
@@ -1933,8 +1937,7 @@ class PlanningScene:
         this scene's ACM (self-collision involves no world object).
         """
         geo = self._geometry
-        if all(geo.padding_of(n) == 0.0 and geo.scale_of(n) == 1.0
-               for n in self._model.link_names):
+        if geo.unpadded:
             return self
         with self._lock:
             shadow = self._shadow
@@ -2225,8 +2228,6 @@ class PlanningScene:
                 f'{len(self._state.get_attached_bodies())} attached bodies)')
 
 
-def _same(a: tuple[AttachedBody, ...], b: tuple[AttachedBody, ...]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
 def _structural_pairs(layout: _Layout) -> IntArray:

@@ -243,6 +243,7 @@ class RobotGeometry:
         link_collision_enabled: ``(L,)`` the scene graph's per-link collision flag (SG-13):
             geometries of a disabled link take part in no query.
         link_has_geometry: ``(L,)`` whether the link has at least one proximity geometry.
+        unpadded: No link is padded or scaled.
         skipped: Names of collision elements left out (unresolved or unreadable mesh URIs).
         unreadable: One warning line per collision mesh that resolved to a file but could not
             be read (link, element, URI and reason); they are also in :attr:`skipped`.
@@ -322,6 +323,9 @@ class RobotGeometry:
         has = np.zeros(n_links, dtype=bool)
         has[self.geometry_link] = True
         self.link_has_geometry: BoolArray = _ro_bool(has)
+        #: No link is padded or scaled (the geometry is the description's own).
+        self.unpadded: bool = all(p == 0.0 for p in self._padding) and \
+            all(s == 1.0 for s in self._scale)
         self.registration = self.register(SceneGraph())
 
     # ------------------------------------------------------------------ per-link options
