@@ -40,8 +40,8 @@ CONDITIONAL entries stay candidates; their deciders run per contact.
 
 Self collision covers robot links and attached bodies among themselves; world collision covers
 them against world objects. A group restricts checks to pairs where at least one body is a
-link the group moves (MoveIt's "updated links": the child links of the group's joints and all
-their descendants) or attached to one.
+link the group moves (MoveIt's "updated links": the links below the group's active, non-mimic
+joints, ``JointModelGroup.updated_link_model_names``) or attached to one.
 
 Everything is compiled into index form when the world, the attached bodies or the ACM change
 (keyed on the registry's proximity version, so nothing is recompiled per query): one combined
@@ -63,9 +63,26 @@ MoveIt's default (FCL) checker reports (fcl's ``Contact.normal``, from ``o1`` to
 with A = body 1. ``position_W`` is the midpoint of the two deepest points (fcl's ``pos`` for
 primitive pairs). For triangle meshes, depths are per triangle pair (a mesh is a surface).
 
-Threads. A scene is not safe for concurrent use; :meth:`PlanningScene.copy` returns an
-independent snapshot (its own state, ACM, world mapping, registry and fcl objects; immutable
-geometry and meshes are shared) for another thread.
+Padding (MoveIt's two collision environments): the padded robot (:meth:`PlanningScene.
+set_link_padding`, ``set_link_scale``) is checked against the world, the unpadded robot against
+itself.
+
+Exchange. World objects follow MoveIt's ``World`` (``set_object_pose`` creates an object without
+shapes, ``move_object`` is relative, one shape is moved or removed by index, colours and types
+are kept by id through attach and detach, REMOVE takes the object's ACM entries along);
+:meth:`PlanningScene.diff` makes a child scene that records its changes (the diff messages of
+:mod:`robot_state_core.ros.planning_scene_conversions`); ``load_geometry_text`` and
+``save_geometry_text`` read and write MoveIt's ``.scene`` files
+(:mod:`robot_state_core.scene.scene_file`).
+
+Threads. Queries (``check_collision``, ``distance_*``, ``is_state_valid``, ``query_object``,
+frame lookups) may run from many threads at once, as MoveIt's const ``checkCollision``: the
+compiled tables are made under the scene's lock and are immutable, and every thread poses fcl
+objects of its own. The scene's edit methods take the same lock, so they are safe beside
+queries. Edits made outside them (the mutable :attr:`PlanningScene.current_state`, the ACM
+object edited in place, a handed-out :attr:`PlanningScene.scene_graph`) are the caller's to
+serialise, as in MoveIt. :meth:`PlanningScene.copy` returns an independent snapshot (its own
+state, ACM, world mapping and registry; immutable geometry and meshes are shared).
 """
 
 from __future__ import annotations
