@@ -563,7 +563,7 @@ def test_attach_detach_round_trip(model: RobotModel, scene: PlanningScene) -> No
     assert scene.version > v
     assert 'crate' not in scene.world
     assert state.get_attached_body('crate') is body
-    assert body.link == 'gripper_palm_link' and 'gripper_palm_link' in body.touch_links
+    assert body.link == 'gripper_palm_link' and not body.touch_links  # MoveIt: none implied
     np.testing.assert_allclose(body.pose, translation(0.0, 0.0, 0.3), atol=1e-12)
     np.testing.assert_allclose(body.shape_poses[0], translation(0.01))
     np.testing.assert_allclose(state.get_frame_transform('crate/grip'),
@@ -603,7 +603,7 @@ def test_attach_with_shapes_and_reattach(model: RobotModel, scene: PlanningScene
     body = scene.attach_object('tcp', 'tool', X_WO, [(Cylinder(0.01, 0.1), np.eye(4))],
                                {'tip': translation(0, 0, 0.05)}, touch_links=['left_finger_link'])
     assert 'tool' not in scene.world  # a world object of that id is replaced (MoveIt)
-    assert body.touch_links == {'tcp', 'left_finger_link'}
+    assert body.touch_links == {'left_finger_link'}  # the link is not implied (MoveIt)
     np.testing.assert_allclose(body.pose, translation(0, 0, 0.05), atol=1e-12)
     default_pose = scene.attach_object('tcp', 'plain', None, [(Sphere(0.01), np.eye(4))])
     np.testing.assert_allclose(default_pose.pose, np.eye(4), atol=1e-12)
@@ -632,12 +632,11 @@ def test_touch_links_and_attached_against_world(model: RobotModel,
     contact = next(c for c in result.contacts if c.pair == ('left_finger_link', 'ball'))
     assert (contact.body_type_1, contact.body_type_2) == (BodyType.ROBOT_LINK,
                                                            BodyType.ROBOT_ATTACHED)
-    touching = {'left_finger_link', 'right_finger_link', 'wrist_roll_link'}
+    touching = {'gripper_palm_link', 'left_finger_link', 'right_finger_link', 'wrist_roll_link'}
     scene.attach_object('gripper_palm_link', 'ball', X_WO, shapes, touch_links=touching)
     assert not scene.check_collision(state).collision
     names = {tuple(p.split('/')[0] for p in pair) for pair in scene.candidate_pairs()}
-    assert not any(pair[1] == 'ball' and pair[0] in touching | {'gripper_palm_link'}
-                   for pair in names)
+    assert not any(pair[1] == 'ball' and pair[0] in touching for pair in names)
     assert ('upper_arm_link', 'ball') in names
 
     # the attached body collides with the world, but the fingers do not reach the box
@@ -1186,3 +1185,31 @@ def test_panda_hand_group_checks_the_fingers_only() -> None:
     everything = [{a.split('/')[0] for a in p} for p in scene.candidate_pairs()]
     assert any('panda_hand' in ls and not ls & {'panda_leftfinger', 'panda_rightfinger'}
                for ls in everything)  # panda_hand's own pairs: checked without a group
+
+
+def test_an_attached_body_collides_with_its_own_link_unless_it_may_touch_it(
+        model: RobotModel, scene: PlanningScene) -> None:
+    """MoveIt checks an attached body against the link it hangs on; only touch links are exempt.
+
+    (collision_detection_fcl ``collision_common.cpp``; the PR2 AttachedBodyTester's step 3). A
+    box across the palm's face: in collision with no touch links, free with the palm as one,
+    free again when the ACM allows the pair instead.
+    """
+    state = scene.current_state
+    state.set_variable_positions(named(model, 'ready'))
+    X_WP = state.get_global_link_transform('gripper_palm_link')
+    scene.attach_object('gripper_palm_link', 'box', X_WP, [(Box(0.3, 0.3, 0.3), np.eye(4))],
+                        touch_links=['left_finger_link', 'right_finger_link', 'wrist_roll_link',
+                                     'tcp', 'tool0', 'wrist_pitch_link'])
+    result = scene.check_collision(state, all_contacts())
+    assert ('gripper_palm_link', 'box') in pairs_of(result)
+    scene.attach_object('gripper_palm_link', 'box', X_WP, [(Box(0.3, 0.3, 0.3), np.eye(4))],
+                        touch_links=['gripper_palm_link', 'left_finger_link', 'right_finger_link',
+                                     'wrist_roll_link', 'tcp', 'tool0', 'wrist_pitch_link'])
+    assert ('gripper_palm_link', 'box') not in pairs_of(scene.check_collision(state,
+                                                                              all_contacts()))
+    scene.attach_object('gripper_palm_link', 'box', X_WP, [(Box(0.3, 0.3, 0.3), np.eye(4))])
+    scene.acm.set_entry('box', 'gripper_palm_link', True)
+    assert ('gripper_palm_link', 'box') not in pairs_of(scene.check_collision(state,
+                                                                              all_contacts()))
+

@@ -82,9 +82,10 @@ def _brute_force(scene: PlanningScene, state: RobotState, disabled: set[frozense
 
     Rules (MoveIt's FCL checker with an SRDF ACM): bodies are links, attached bodies and world
     objects; two geometries of one body are never checked; two world objects are never
-    checked; an attached body is not checked against its link or its touch links, nor against
-    a body attached to the same link; ACM-allowed body pairs are skipped (CONDITIONAL ones are
-    candidates); two half-spaces are never checked.
+    checked; an attached body is not checked against its touch links (the link it hangs on
+    only when listed: collision_common.cpp), nor against a body attached to the same link;
+    ACM-allowed body pairs are skipped (CONDITIONAL ones are candidates); two half-spaces are
+    never checked.
     """
     geometries: list[tuple[str, str, str, str | None, set[str], bool]] = []
     # (geometry name, body, kind, link, touch links, is half-space)
@@ -96,7 +97,7 @@ def _brute_force(scene: PlanningScene, state: RobotState, disabled: set[frozense
     for body in state.get_attached_bodies():
         for k, shape in enumerate(body.shapes):
             geometries.append((f'{body.name}/{k}', body.name, 'attached', body.link,
-                               set(body.touch_links) | {body.link},
+                               set(body.touch_links),
                                isinstance(shape, HalfSpace)))
     for obj in scene.world.values():
         for k, (shape, _) in enumerate(obj.shapes):

@@ -201,8 +201,8 @@ def test_bad_messages_fail_whole_and_change_nothing(ros, server) -> None:
     unknown_op.operation = bytes([7])
     plane = _object('floor', pose=_translation(1.0))
     plane.planes = [Plane(coef=[0.0, 0.0, 1.0, 0.0])]
-    degenerate = _object('zero_quat', pose=_translation(1.0))
-    degenerate.pose.orientation.w = 0.0
+    degenerate = _object('nan_quat', pose=_translation(1.0))
+    degenerate.pose.orientation.x = math.nan
     too_many_poses = _object('poses', pose=_translation(1.0), primitive_pose=np.eye(4))
     too_many_poses.primitive_poses.append(too_many_poses.primitive_poses[0])
     bad_requests = {
@@ -214,7 +214,7 @@ def test_bad_messages_fail_whole_and_change_nothing(ros, server) -> None:
         'unknown frame': _diff(good, _object('far', pose=np.eye(4), frame='no_such_frame')),
         'ADD without shapes': _diff(good, CollisionObject(id='empty')),
         'plane': _diff(good, plane),
-        'zero quaternion': _diff(good, degenerate),
+        'NaN quaternion': _diff(good, degenerate),
         'more poses than shapes': _diff(good, too_many_poses),
     }
     acm = _diff(good)
@@ -227,6 +227,21 @@ def test_bad_messages_fail_whole_and_change_nothing(ros, server) -> None:
     aco.object.operation = CollisionObject.REMOVE
     detach.scene.robot_state.attached_collision_objects = [aco]
     bad_requests['detach of a body that is not attached'] = detach
+    wrong_link = _diff(good)
+    held = AttachedCollisionObject()
+    held.link_name = 'tool0'
+    held.object = _object('held', pose=_translation(0.3, 0.0, 1.0), size=(0.02, 0.02, 0.02))
+    assert _call(ros, apply, _diff()).success
+    attach = _diff()
+    attach.scene.robot_state.attached_collision_objects = [held]
+    assert _call(ros, apply, attach).success
+    before = _scene(ros, get)
+    detach_wrong = AttachedCollisionObject()
+    detach_wrong.link_name = 'base_link'
+    detach_wrong.object.id = 'held'
+    detach_wrong.object.operation = CollisionObject.REMOVE
+    wrong_link.scene.robot_state.attached_collision_objects = [detach_wrong]
+    bad_requests['detach naming the wrong link'] = wrong_link
     octomap = _diff(good)
     octomap.scene.world.octomap.octomap.id = 'OcTree'
     octomap.scene.world.octomap.octomap.data = [1, 2, 3]
@@ -235,6 +250,17 @@ def test_bad_messages_fail_whole_and_change_nothing(ros, server) -> None:
         assert not _call(ros, apply, request).success, what
         assert _scene(ros, get) == before, what
     assert set(server.scene.world) == {'keep'}
+    assert server.scene.current_state.has_attached_body('held')
+
+
+def test_an_empty_quaternion_is_the_identity(ros, server) -> None:
+    """MoveIt's poseMsgToEigen reads an all-zero quaternion as the identity (with a warning)."""
+    node = ros.node('quat_client')
+    apply = node.create_client(ApplyPlanningScene, 'apply_planning_scene')
+    box = _object('flat', pose=_translation(2.0, 1.0))
+    box.pose.orientation.w = 0.0
+    assert _call(ros, apply, _diff(box)).success
+    np.testing.assert_array_equal(server.scene.world['flat'].X_WO, _translation(2.0, 1.0))
 
 
 def test_remove_drops_acm_entries_and_validity_follows(ros, server) -> None:

@@ -170,13 +170,27 @@ def _object_shapes(msg: CollisionObject, where: str) -> tuple[list[Shape], list[
     return out_shapes, out_poses
 
 
-def _pose_or_identity(pose: Pose | None, what: str) -> np.ndarray:
-    return np.eye(4) if pose is None else pose_to_matrix(pose, what)
+def _object_pose(pose: Pose, what: str, warnings: list[str] | None) -> np.ndarray:
+    """A message pose of the scene (MoveIt ``poseMsgToEigen``).
+
+    An all-zero quaternion is the identity rotation with a warning, as MoveIt reads it; a NaN
+    number or another degenerate quaternion is refused (docs/decisions.md PS6).
+    """
+    o = pose.orientation
+    if (o.x, o.y, o.z, o.w) == (0.0, 0.0, 0.0, 0.0):
+        if warnings is not None:
+            warnings.append(f'{what}: empty quaternion, read as the identity rotation (MoveIt)')
+        pose = Pose(position=pose.position)
+    return pose_to_matrix(pose, what)
+
+
+def _pose_or_identity(pose: Pose | None, what: str, warnings: list[str] | None) -> np.ndarray:
+    return np.eye(4) if pose is None else _object_pose(pose, what, warnings)
 
 
 def collision_object_geometry(
         scene: PlanningScene, state: RobotState, msg: CollisionObject, prefix: str = '',
-        where: str = 'collision object'
+        where: str = 'collision object', warnings: list[str] | None = None
 ) -> tuple[np.ndarray, list[tuple[Shape, np.ndarray]], dict[str, np.ndarray]]:
     """``(X_WO, [(shape, X_OS)], {subframe: X_OF})`` of an ADD/APPEND message.
 
@@ -192,16 +206,16 @@ def collision_object_geometry(
         raise InvalidArgumentError(f'{where}: no shapes given (primitives or meshes)')
     X_WH = _frame(scene, state, msg.header.frame_id, prefix, where)
     if len(shapes) == 1 and _is_identity(msg.pose):  # the object takes its one shape's pose
-        X_HO = _pose_or_identity(poses[0], f'{where}: the pose of its one shape')
+        X_HO = _pose_or_identity(poses[0], f'{where}: the pose of its one shape', warnings)
         shape_pairs = [(shapes[0], np.eye(4))]
     else:
-        X_HO = pose_to_matrix(msg.pose, f'{where}: pose')
-        shape_pairs = [(s, _pose_or_identity(p, f'{where}: shape {k} pose'))
+        X_HO = _object_pose(msg.pose, f'{where}: pose', warnings)
+        shape_pairs = [(s, _pose_or_identity(p, f'{where}: shape {k} pose', warnings))
                        for k, (s, p) in enumerate(zip(shapes, poses, strict=True))]
     if len(msg.subframe_names) != len(msg.subframe_poses):
         raise InvalidArgumentError(f'{where}: {len(msg.subframe_names)} subframe_names but '
                                    f'{len(msg.subframe_poses)} subframe_poses')
-    subframes = {str(n): pose_to_matrix(p, f'{where}: subframe {n!r}')
+    subframes = {str(n): _object_pose(p, f'{where}: subframe {n!r}', warnings)
                  for n, p in zip(msg.subframe_names, msg.subframe_poses, strict=True)}
     return X_WH @ X_HO, shape_pairs, subframes
 
@@ -220,7 +234,8 @@ def _object_type(msg: ObjectTypeMsg) -> ObjectType | None:
 
 
 def apply_collision_object(scene: PlanningScene, msg: CollisionObject, prefix: str = '',
-                           state: RobotState | None = None) -> None:
+                           state: RobotState | None = None,
+                           applied: AppliedScene | None = None) -> AppliedScene:
     """Apply one ``moveit_msgs/CollisionObject`` to the scene's world (MoveIt semantics).
 
     Args:
@@ -228,6 +243,10 @@ def apply_collision_object(scene: PlanningScene, msg: CollisionObject, prefix: s
         msg: The message.
         prefix: The node's frame prefix, accepted in frame ids.
         state: The state header frames are resolved in (default: the current state).
+        applied: Collects warnings (a new one when not given).
+
+    Returns:
+        ``applied``.
 
     Raises:
         FrameError: Unknown header frame (ADD, APPEND, MOVE).
@@ -236,27 +255,34 @@ def apply_collision_object(scene: PlanningScene, msg: CollisionObject, prefix: s
             pose, a bad primitive or mesh, a plane, pose counts that do not match.
     """
     state = scene.current_state if state is None else state
+    applied = AppliedScene() if applied is None else applied
+    warnings = applied.warnings
     where = f"collision object '{msg.id}'"
     op = _operation(msg, where)
     if op is CollisionObjectOperation.REMOVE:
         scene.apply_world_object(op, msg.id)
-        return
+        return applied
     if op is CollisionObjectOperation.MOVE:
         X_WH = _frame(scene, state, msg.header.frame_id, prefix, where)
         poses = [*msg.primitive_poses, *msg.mesh_poses, *msg.plane_poses]
-        shape_poses = [pose_to_matrix(p, f'{where}: shape pose {k}') for k, p in enumerate(poses)]
-        scene.apply_world_object(op, msg.id, X_WH @ pose_to_matrix(msg.pose, f'{where}: pose'),
+        shape_poses = [_object_pose(p, f'{where}: shape pose {k}', warnings)
+                       for k, p in enumerate(poses)]
+        scene.apply_world_object(op, msg.id,
+                                 X_WH @ _object_pose(msg.pose, f'{where}: pose', warnings),
                                  shape_poses=shape_poses)
-        return
-    X_WO, shapes, subframes = collision_object_geometry(scene, state, msg, prefix, where)
+        return applied
+    X_WO, shapes, subframes = collision_object_geometry(scene, state, msg, prefix, where,
+                                                        warnings)
     scene.apply_world_object(op, msg.id, X_WO, shapes, subframes)
     kind = _object_type(msg.type)
     if kind is not None:
         scene.set_object_type(msg.id, kind)
+    return applied
 
 
 def apply_attached_collision_object(scene: PlanningScene, msg: AttachedCollisionObject,
-                                    prefix: str = '', state: RobotState | None = None) -> None:
+                                    prefix: str = '', state: RobotState | None = None,
+                                    applied: AppliedScene | None = None) -> AppliedScene:
     """Attach or detach one body (MoveIt ``processAttachedCollisionObjectMsg``).
 
     ADD/APPEND with geometry attaches a new body (its pose from the header frame); without
@@ -270,6 +296,7 @@ def apply_attached_collision_object(scene: PlanningScene, msg: AttachedCollision
         FrameError: Unknown header frame.
         InvalidArgumentError: MOVE, a bad pose or shape.
     """
+    applied = AppliedScene() if applied is None else applied
     obj = msg.object
     where = f"attached collision object '{obj.id}'"
     op = _operation(obj, where)
@@ -277,20 +304,26 @@ def apply_attached_collision_object(scene: PlanningScene, msg: AttachedCollision
     current = scene.current_state if state is None else state
     if op is CollisionObjectOperation.REMOVE:
         if obj.id:
+            held = scene.current_state.get_attached_body(obj.id)
+            if held is not None and link and held.link != link:
+                raise InvalidArgumentError(f"{where}: attached to '{held.link}', not to "
+                                           f"'{msg.link_name}' (leave link_name empty or name "
+                                           'the right link; MoveIt refuses it too)')
             scene.detach_object(obj.id)
-            return
+            return applied
         if link and not scene.model.has_link(link):
             raise UnknownNameError(msg.link_name, 'link', scene.model.link_names)
         for body in list(scene.current_state.get_attached_bodies()):
             if not link or body.link == link:
                 scene.detach_object(body.name)
-        return
+        return applied
     if op is CollisionObjectOperation.MOVE:
         raise InvalidArgumentError(f'{where}: MOVE is not an operation of attached objects '
                                    '(MoveIt refuses it too)')
     touch = [strip_prefix(t, prefix) for t in msg.touch_links]
     if len(obj.primitives) or len(obj.meshes) or len(obj.planes):
-        X_WO, shapes, subframes = collision_object_geometry(scene, current, obj, prefix, where)
+        X_WO, shapes, subframes = collision_object_geometry(scene, current, obj, prefix, where,
+                                                            applied.warnings)
         if op is CollisionObjectOperation.APPEND:
             held = scene.current_state.get_attached_body(obj.id)
             if held is not None:  # MoveIt: APPEND merges shapes and touch links
@@ -306,6 +339,7 @@ def apply_attached_collision_object(scene: PlanningScene, msg: AttachedCollision
     kind = _object_type(obj.type)
     if kind is not None:
         scene.set_object_type(obj.id, kind)
+    return applied
 
 
 # ------------------------------------------------------------------------------ ACM
@@ -599,7 +633,7 @@ def _apply_robot_state(scene: PlanningScene, msg: Any, prefix: str, full: bool,
                 CollisionObjectOperation.ADD:
             raise InvalidArgumentError(f"robot_state: attached object '{aco.object.id}' of a "
                                        'full scene must be an ADD')
-        apply_attached_collision_object(scene, aco, prefix, state)
+        apply_attached_collision_object(scene, aco, prefix, state, applied)
 
     state = scene.current_state
     if has_joints:
@@ -691,5 +725,5 @@ def apply_planning_scene_msg(scene: PlanningScene, msg: PlanningSceneMsg,
                 applied.warnings.append(f"world.collision_objects: '{co.id}' is added twice; "
                                         'the later one replaces the earlier (MoveIt)')
             added.add(co.id)
-        apply_collision_object(scene, co, prefix)
+        apply_collision_object(scene, co, prefix, applied=applied)
     return applied

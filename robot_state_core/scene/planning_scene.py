@@ -11,7 +11,8 @@ Geometry store (issue 11, design study B3). The scene keeps **one** Drake-style
 :class:`~robot_state_core.geometry.scene_graph.SceneGraph` (:attr:`PlanningScene.scene_graph`):
 source ``'robot'`` with a frame per link, the links' proximity (and illustration) geometry
 (:meth:`RobotGeometry.register <robot_state_core.scene.robot_geometry.RobotGeometry.register>`) and
-the shapes of attached bodies on their link's frame; source ``'world'`` with each world
+the shapes of each attached body on a frame of its own, a child of its link's frame
+(``'attached:<body>'``); source ``'world'`` with each world
 object's shapes as anchored geometry. Applying or removing world objects and attaching or
 detaching bodies registers and removes geometry there (attached bodies follow the queried
 state's bodies).
@@ -24,14 +25,14 @@ Collision filtering (seed Q1/Q2, §8.15). A pair of geometries is checked unless
   nothing else: as in MoveIt, adjacent links collide unless the SRDF disables them. ACM names
   are link names, attached-body ids and world-object ids; CONDITIONAL entries are decided per
   contact by calling ``decider(contact)`` with a :class:`Contact`;
-* an attached body and the link it is attached to or one of its ``touch_links``; two bodies
-  attached to the same link (MoveIt);
+* an attached body and one of its ``touch_links`` (the link it hangs on only when listed, as
+  MoveIt's checker); two bodies attached to the same link (MoveIt);
 * two world objects (never checked, as in MoveIt).
 
 These rules are the registry's collision-filter state, one mechanism: pairs on one frame (one
-link; one attached body, or bodies attached to one link, on the link's frame; world objects,
-all anchored on the world frame) are filtered by the registry's same-frame rule (G-30), and
-the rest (ACM ALWAYS entries, disabled links, touch links, half-space pairs) is compiled into
+link; one attached body; world objects, all anchored on the world frame) are filtered by the
+registry's same-frame rule (G-30), and the rest (ACM ALWAYS entries, disabled links, touch
+links, bodies on one link, half-space pairs) is compiled into
 the registry's filter layer ``'planning_scene'``
 (:meth:`~robot_state_core.geometry.scene_graph.CollisionFilterManager.set_compiled_filter`)
 when the ACM, the world or the attached bodies change. Filters declared on
@@ -126,7 +127,7 @@ from robot_state_core.geometry.query import (
 )
 from robot_state_core.geometry.query_object import candidate_index_pairs, QueryObject
 from robot_state_core.geometry.roles import ProximityProperties
-from robot_state_core.geometry.scene_graph import GeometryInstance, SceneGraph
+from robot_state_core.geometry.scene_graph import GeometryFrame, GeometryInstance, SceneGraph
 from robot_state_core.geometry.shapes import Convex, HalfSpace, Mesh, Shape
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.scene.constraints import (
@@ -603,6 +604,7 @@ class _Layout:
     geometry_name: tuple[str, ...]  # (G,) 'link/i', 'body/k', 'object/k'
     body_index: IntArray  # (G,) unique per body
     ref_link: IntArray  # (G,) link index (robot, attached), -1 for world
+    frame_key: IntArray  # (G,) the registry frame: link index, L + body index, -1 world
     attached_index: IntArray  # (G,) index into bodies, -1 otherwise
     touch: BoolArray  # (A, L) attached body may touch link (incl. its own link)
     enabled: BoolArray  # (G,) takes part in queries
@@ -697,7 +699,12 @@ class PlanningScene:
         self._sg_shared = False  # True while a copy may hold the same registry object
         self._sg_handed_out = False  # scene_graph returned it: callers may hold and edit it
         self._world_ids: dict[str, tuple[GeometryId, ...]] = {}
-        self._attached_ids: tuple[tuple[AttachedBody, tuple[GeometryId, ...]], ...] = ()
+        # (body, its registry frame, its geometries), in the queried state's order
+        self._attached_ids: tuple[tuple[AttachedBody, FrameId, tuple[GeometryId, ...]], ...] = ()
+        # per link: frames of detached bodies, reused by the next body attached there (the
+        # registry cannot remove frames; the pool stays as large as the most bodies once
+        # attached to that link together)
+        self._free_body_frames: dict[int, list[FrameId]] = {}
         self._reset_caches()
 
     def _bind_registry(self, sg: SceneGraph, robot: RobotGeometryRegistration,
@@ -900,6 +907,7 @@ class PlanningScene:
             other._sg_shared = self._sg_shared = True
         other._world_ids = dict(self._world_ids)
         other._attached_ids = self._attached_ids
+        other._free_body_frames = {k: list(v) for k, v in self._free_body_frames.items()}
         other._reset_caches()
         layout = other._layout = self._layout
         if layout is not None and self._pairs is not None and self._pairs_current(layout):
@@ -1494,7 +1502,8 @@ class PlanningScene:
         re-attached to ``link`` keeping its world pose). With shapes, a new body is attached:
         ``X_WO`` is its pose in the model frame at the current state (default: the link frame),
         ``shapes`` are ``(shape, X_OS)``; a world object of the same id is removed (MoveIt).
-        Poses are converted to the link frame. ``link`` is always added to the touch links.
+        Poses are converted to the link frame. As in MoveIt, ``link`` is a touch link only when
+        listed: a body is checked against the link it is attached to unless it may touch it.
 
         Args:
             link: The link to attach to.
@@ -1520,7 +1529,6 @@ class PlanningScene:
         touch = set(touch_links)
         for t in touch:
             self._model.link_index(t)
-        touch.add(link)
         state = self._state
         X_WL = state.get_global_link_transform(li)
         X_LW = rigid_inverse(X_WL)
@@ -1597,9 +1605,10 @@ class PlanningScene:
         """The scene's geometry store, a Drake-style registry (live: edits of the scene show).
 
         Sources: ``'robot'`` (a frame per link, proximity and illustration geometry; bodies
-        attached to the current state are proximity geometry ``'<body>/<k>'`` on their link's
-        frame) and ``'world'`` (each world object's shapes as anchored geometry
-        ``'<object>/<k>'``). Its collision-filter state holds the scene's rules as the compiled
+        attached to the current state are proximity geometry ``'<body>/<k>'`` on a frame of
+        their own, ``'attached:<body>'``, child of their link's frame, pose ``X_LB``) and
+        ``'world'`` (each world object's shapes as anchored geometry ``'<object>/<k>'``). Its
+        collision-filter state holds the scene's rules as the compiled
         filter ``'planning_scene'`` once a query has run (module docstring). The scene's
         queries honour filters declared here through ``collision_filter_manager()``; the
         geometries of the scene's sources are the scene's to edit (register your own under a
@@ -1656,35 +1665,62 @@ class PlanningScene:
     def _sync_attached(self, bodies: tuple[AttachedBody, ...]) -> bool:
         """Make the registry hold exactly ``bodies`` as attached geometry (by identity).
 
+        Each body has a frame of its own, a child of its link's frame (pose ``X_LB``), named
+        ``'attached:<body>'``: its shapes (``X_BS``) are then paired with the link it hangs on
+        unless that link is a touch link, as MoveIt checks them. A detached body's frame is
+        kept for the next body attached to the same link.
+
         Returns:
             Whether the registry changed.
         """
         registered = self._attached_ids
         if len(registered) == len(bodies) and all(
-                b is r for b, (r, _) in zip(bodies, registered, strict=True)):
+                b is r for b, (r, _, _) in zip(bodies, registered, strict=True)):
             return False
         self._own_registry()
         wanted = {id(b) for b in bodies}
-        kept: dict[int, tuple[GeometryId, ...]] = {}
+        kept: dict[int, tuple[FrameId, tuple[GeometryId, ...]]] = {}
         source = self._robot.source_id
-        for body, ids in registered:
+        for body, frame, ids in registered:
             if id(body) in wanted:
-                kept[id(body)] = ids
+                kept[id(body)] = frame, ids
             else:
                 for gid in ids:
                     self._sg.remove_geometry(source, gid)
+                self._free_body_frames.setdefault(self._model.link_index(body.link),
+                                                  []).append(frame)
         out = []
         for body in bodies:
-            body_ids = kept.get(id(body))
-            if body_ids is None:
-                frame = self._robot.link_frame_ids[self._model.link_index(body.link)]
-                body_ids = tuple(
-                    self._register(source, frame, X_LS, shape, f'{body.name}/{k}')
-                    for k, (shape, X_LS) in enumerate(zip(
-                        body.shapes, body.shape_poses_in_link_frame, strict=True)))
-            out.append((body, body_ids))
+            held = kept.get(id(body))
+            if held is None:
+                frame = self._body_frame(body)
+                held = frame, tuple(
+                    self._register(source, frame, X_BS, shape, f'{body.name}/{k}')
+                    for k, (shape, X_BS) in enumerate(zip(body.shapes, body.shape_poses,
+                                                          strict=True)))
+            out.append((body, *held))
         self._attached_ids = tuple(out)
         return True
+
+    def _body_frame(self, body: AttachedBody) -> FrameId:
+        """A frame for ``body`` on its link's frame: a free one renamed, or a new one."""
+        li = self._model.link_index(body.link)
+        source = self._robot.source_id
+        taken = {self._inspector.get_name(f) for f in self._inspector.frames_for_source(source)}
+        free = self._free_body_frames.get(li)
+        frame = free.pop() if free else None
+        name = base = f'attached:{body.name}'
+        if frame is not None and self._inspector.get_name(frame) == name:
+            return frame
+        k = 0
+        while name in taken:  # another frame has the name (a link, a body being replaced)
+            k += 1
+            name = f'{base}#{k}'
+        if frame is not None:
+            self._sg.rename_frame(frame, name)
+            return frame
+        return self._sg.register_frame(source, GeometryFrame(name),
+                                       self._robot.link_frame_ids[li])
 
     # ------------------------------------------------------------------ compilation
 
@@ -1709,13 +1745,13 @@ class PlanningScene:
         geometry_name = list(geo.names)
         body_index = list(moving_link)
         ref_link = list(moving_link)
+        frame_key = list(moving_link)
         attached_index = [-1] * len(geo)
         enabled = [bool(geo.link_collision_enabled[i]) for i in moving_link]
         ids: list[int] = list(self._robot.proximity_ids)
         touch = np.zeros((len(bodies), n_links), dtype=bool)
-        for a, (body, body_ids) in enumerate(self._attached_ids):
+        for a, (body, _, body_ids) in enumerate(self._attached_ids):
             li = model.link_index(body.link)
-            touch[a, li] = True
             for t in body.touch_links:
                 if model.has_link(t):
                     touch[a, model.link_index(t)] = True
@@ -1729,6 +1765,7 @@ class PlanningScene:
                 body_name.append(body.name)
                 body_index.append(n_links + a)
                 ref_link.append(li)
+                frame_key.append(n_links + a)
                 attached_index.append(a)
                 enabled.append(True)
             ids.extend(body_ids)
@@ -1744,6 +1781,7 @@ class PlanningScene:
                 body_name.append(obj.id)
                 body_index.append(n_links + len(bodies) + w)
                 ref_link.append(-1)
+                frame_key.append(-1)
                 attached_index.append(-1)
                 enabled.append(True)
             ids.extend(self._world_ids[obj.id])
@@ -1755,6 +1793,7 @@ class PlanningScene:
             np.array([int(t) for t in body_type], dtype=np.int8), tuple(body_name),
             tuple(geometry_name),
             np.array(body_index, dtype=np.intp), np.array(ref_link, dtype=np.intp),
+            np.array(frame_key, dtype=np.intp),
             np.array(attached_index, dtype=np.intp), touch, np.array(enabled, dtype=bool),
             id_array, {g: k for k, g in enumerate(ids)})
         self._layout = layout
@@ -1771,14 +1810,18 @@ class PlanningScene:
         """``(P,)`` the pairs the scene's rules other than the ACM exclude.
 
         Geometries of links whose collision flag is off, an attached body against its touch
-        links (its own link is one), and two half-spaces.
+        links (its own link only when listed, as MoveIt), two bodies attached to one link, and
+        two half-spaces.
         """
         i, j = pairs[:, 0], pairs[:, 1]
         bt_i, bt_j = layout.body_type[i], layout.body_type[j]
         excluded: BoolArray = ~(layout.enabled[i] & layout.enabled[j])
-        rob_att = (bt_i == int(BodyType.ROBOT_LINK)) & (bt_j == int(BodyType.ROBOT_ATTACHED))
+        attached = int(BodyType.ROBOT_ATTACHED)
+        rob_att = (bt_i == int(BodyType.ROBOT_LINK)) & (bt_j == attached)
         excluded[rob_att] |= layout.touch[layout.attached_index[j[rob_att]],
                                           layout.ref_link[i[rob_att]]]
+        excluded |= (bt_i == attached) & (bt_j == attached) & \
+            (layout.ref_link[i] == layout.ref_link[j])  # bodies on one link (MoveIt)
         halfspace = np.array([isinstance(s, HalfSpace) for s in layout.shapes], dtype=bool)
         excluded |= halfspace[i] & halfspace[j]
         return excluded
@@ -1788,8 +1831,8 @@ class PlanningScene:
         """Install the scene's rules as the registry's compiled filter ``'planning_scene'``.
 
         Pairs the registry already filters (rigid geometries on one frame: the geometries of
-        one link, of one attached body and of bodies attached to one link; every pair of world
-        objects, which are anchored on the world frame) are left to that rule and are not in
+        one link, of one attached body; every pair of world objects, which are anchored on
+        the world frame) are left to that rule and are not in
         ``structural``. Excluded here: ACM ALWAYS entries (``allowed``, one per structural
         pair) and :meth:`_rule_exclusions`.
         """
@@ -1813,7 +1856,6 @@ class PlanningScene:
             self._filter_key = filter_key
         pairs = candidate_index_pairs(self._inspector.get_collision_candidate_array(),
                                       layout.ids)
-        world = int(BodyType.WORLD_OBJECT)
         deciders: list[DecideContactFn | None] = [None] * len(pairs)
         if compiled.conditional:
             rank = {(int(a), int(b)): r for r, (a, b) in enumerate(pairs.tolist())}
@@ -1822,6 +1864,7 @@ class PlanningScene:
                 r = rank.get((a, b))
                 if r is not None:
                     deciders[r] = decider
+        world = int(BodyType.WORLD_OBJECT)
         result = _Pairs(pairs, layout.body_type[pairs[:, 1]] == world, tuple(deciders))
         self._pairs = result
         self._pairs_key = (layout, self._acm, self._acm.version,
@@ -2250,11 +2293,13 @@ class PlanningScene:
 def _structural_pairs(layout: _Layout) -> IntArray:
     """``(P, 2)`` index pairs ``i < j`` a scene may check: not on one frame, not both world.
 
+    Frames are the registry's: one per link, one per attached body, the world.
+
     Moving geometries (robot, then attached) come first in a layout, so every such pair has
     ``i < n_moving``: ``n_moving² / 2 + n_moving × n_world`` pairs, never ``G²``.
     """
     m, G = layout.n_moving, len(layout.shapes)
-    ref = layout.ref_link
+    ref = layout.frame_key
     i, j = np.triu_indices(m, 1)
     keep = ref[i] != ref[j]
     wi = np.repeat(np.arange(m, dtype=np.intp), G - m)
@@ -2269,4 +2314,3 @@ def _distance_data(layout: _Layout, d: SignedDistancePair) -> DistanceResultsDat
     return DistanceResultsData(
         d.distance, np.stack([d.p_WCa, d.p_WCb]), (layout.body_name[a], layout.body_name[b]),
         (BodyType(int(layout.body_type[a])), BodyType(int(layout.body_type[b]))), -d.nhat_BA_W)
-

@@ -123,8 +123,8 @@ class AttachedBody:
         shape_poses: ``X_BS`` ``(K, 4, 4)``: pose of each shape in the body frame.
         pose: ``X_LB`` ``(4, 4)``: pose of the body frame in the link frame.
         touch_links: Links the body may touch (collisions with them are allowed). The link it
-            is attached to is *not* added implicitly (MoveIt's ``AttachedBody`` does not either;
-            MoveIt's planning scene adds it).
+            is attached to is *not* added implicitly, as in MoveIt (neither its ``AttachedBody``
+            nor its planning scene adds it; its clients usually list it).
         detach_posture: Posture for releasing the body, or ``None``.
         subframes: ``{name: X_BF}``: named frames on the body (usable as IK tips), addressed
             from the state as ``'<body>/<subframe>'``.
