@@ -311,7 +311,10 @@ class _PairTable:
         # frozen and C-contiguous intp: the compiled broad phase's one argument kind
         self.pairs = np.array(pairs, dtype=np.intp, order='C', copy=pairs.flags.writeable)
         self.pairs.setflags(write=False)
-        self.listed: list[list[int]] = self.pairs.tolist()
+        # small tables as Python lists (the verdict loop indexes them per query); a large one
+        # (thousands of world objects) is converted only for the rows a query keeps
+        self.listed: list[list[int]] | None = self.pairs.tolist() if len(pairs) <= 4096 \
+            else None
         self._n = n
         keys = self.pairs[:, 0].astype(np.int64) * n + self.pairs[:, 1]
         self._rows = np.argsort(keys, kind='stable')
@@ -789,8 +792,10 @@ class FclObjects:
         if not rows:
             return False
         listed = self._table.listed if self._table is not None and table is self._table.pairs \
-            else table.tolist()
+            else None
         collide = self._hit
+        if listed is None:
+            return any(collide(a, b) for a, b in table[rows].tolist())
         return any(collide(*listed[r]) for r in rows)
 
     def colliding_pairs(self, pairs: ArrayLike, *,

@@ -403,7 +403,10 @@ def _cross_frame_pairs(frame: IntArray, rigid: BoolArray) -> tuple[IntArray, Int
         return empty, empty
     a, b = np.concatenate(parts_i), np.concatenate(parts_j)
     i, j = np.minimum(a, b), np.maximum(a, b)
-    keys = np.unique(i[i != j] * n + j[i != j])  # sorted: triu order, duplicates dropped
+    keys = i[i != j].astype(np.int64) * n + j[i != j]
+    keys.sort()  # triu order
+    if not rigid.all():  # pairs of two deformable geometries on one frame came twice
+        keys = keys[np.r_[True, keys[1:] != keys[:-1]]]
     return keys // n, keys % n
 
 
