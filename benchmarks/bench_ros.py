@@ -741,11 +741,22 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
     solve_p50 = float(np.median(solve_s[SERVICE_WARMUP_CALLS:]))
     progress.step(f'services    {len(targets)} distinct compute_ik targets; in-process solve_ik '
                   f'of the same requests: p50 {fmt_ms(solve_p50)} ms')
+    X0 = state.get_global_link_transform(IK_TIP)
+    waypoints = []
+    for k in range(CARTESIAN_WAYPOINTS):  # a zigzag of 2 cm steps from the ready pose
+        X = X0.copy()
+        X[:3, 3] += (0.02 * (k + 1) / 2, 0.02 * (k % 2), -0.01 * (k // 3))
+        waypoints.append({'position': [float(v) for v in X[:3, 3]],
+                          'orientation_xyzw': pose['orientation_xyzw']})
     config.write_text(json.dumps({
         'pose': pose, 'group': IK_GROUP, 'tip': IK_TIP, 'calls': calls,
         'warmup': SERVICE_WARMUP_CALLS, 'match_timeout': MATCH_TIMEOUT, 'ik_targets': targets,
         'fk_state': {'names': list(model.variable_names),
-                     'positions': [float(v) for v in state.positions]}}), encoding='utf-8')
+                     'positions': [float(v) for v in state.positions]},
+        'cartesian': {'waypoints': waypoints, 'max_step': CARTESIAN_MAX_STEP,
+                      'start': {n: float(state.get_variable_position(n))
+                                for n in model.group(IK_GROUP).active_variable_names}}}),
+        encoding='utf-8')
     table = Table(['service', 'server', 'p50 ms', 'p99 ms', 'max ms', 'mean ms', 'ok / calls',
                    'p50 ours / empty'], title=f'Round trip, {calls} calls per service')
     section = Section(
@@ -765,8 +776,11 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
         'kinematics.yaml), no collision checking; **solve** = `solve_ik` of the same requests '
         'in the benchmark process (same model, seed state and timeout: the solver alone); '
         'compute_fk: link `tool0` with '
-        f'`robot_state` = every variable of the `{IK_STATE}` state. Failed solves count in the '
-        'timings.',
+        f'`robot_state` = every variable of the `{IK_STATE}` state. compute_cartesian_path: '
+        f'group `arm`, link `{IK_TIP}`, {CARTESIAN_WAYPOINTS} waypoints (a zigzag of 1-2 cm '
+        f'steps from `{IK_STATE}`, the start state), `max_step` {CARTESIAN_MAX_STEP} m, no '
+        "collision checking; ok = SUCCESS with fraction 1 (issue 24's benchmark row; MoveIt "
+        'has no peer here). Failed solves count in the timings.',
         [table])
     with child('ours (services)', ['-m', 'robot_state_core', 'run', '--duration',
                                    str(NODE_SAFETY_DURATION)], env, registry) as ours, \
@@ -881,6 +895,9 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
     return section
 
 
+#: compute_cartesian_path row (issue 24): waypoints and the largest step between IK poses [m].
+CARTESIAN_WAYPOINTS = 10
+CARTESIAN_MAX_STEP = 0.01
 #: Idle gaps [s] before each in-process solve of the idle-gap table (0: back to back).
 IDLE_GAPS_S = (0.0, 0.0005, 0.002, 0.005)
 #: Requests solved per idle gap.
@@ -1373,8 +1390,9 @@ def _rotation_error(q1: Sequence[float], q2: Sequence[float]) -> float:
 
 def client_main(config_path: Path, output_path: Path) -> int:
     """Time interleaved round trips to our services and the empty ones."""
+    from geometry_msgs.msg import Pose
     from moveit_msgs.msg import MoveItErrorCodes
-    from moveit_msgs.srv import GetPositionFK, GetPositionIK
+    from moveit_msgs.srv import GetCartesianPath, GetPositionFK, GetPositionIK
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
     from std_srvs.srv import Trigger
@@ -1402,13 +1420,31 @@ def client_main(config_path: Path, output_path: Path) -> int:
         def moveit_ok(r: Any) -> bool:
             return int(r.error_code.val) == MoveItErrorCodes.SUCCESS
 
+        cart = GetCartesianPath.Request()
+        cart.header.frame_id = pose['frame']
+        cart.group_name = cfg['group']
+        cart.link_name = cfg['tip']
+        cart.max_step = float(cfg['cartesian']['max_step'])
+        cart.start_state.is_diff = True
+        cart.start_state.joint_state.name = list(cfg['cartesian']['start'])
+        cart.start_state.joint_state.position = [float(v) for v in
+                                                 cfg['cartesian']['start'].values()]
+        for w in cfg['cartesian']['waypoints']:
+            wp = Pose()
+            wp.position.x, wp.position.y, wp.position.z = w['position']
+            wo = wp.orientation
+            wo.x, wo.y, wo.z, wo.w = w['orientation_xyzw']
+            cart.waypoints.append(wp)
+
         for name, srv, srv_name, request, check in (
                 ('ours compute_ik', GetPositionIK, '/compute_ik', ik, moveit_ok),
                 ('empty compute_ik', GetPositionIK, '/bench_empty/compute_ik', ik, moveit_ok),
                 ('ours compute_fk', GetPositionFK, '/compute_fk', fk, moveit_ok),
                 ('empty compute_fk', GetPositionFK, '/bench_empty/compute_fk', fk, moveit_ok),
                 ('empty Trigger', Trigger, '/bench_empty/trigger', Trigger.Request(),
-                 lambda r: bool(r.success))):
+                 lambda r: bool(r.success)),
+                ('ours compute_cartesian_path', GetCartesianPath, '/compute_cartesian_path',
+                 cart, lambda r: moveit_ok(r) and r.fraction == 1.0)):
             cli = node.create_client(srv, srv_name)
             if not cli.wait_for_service(timeout_sec=float(cfg['match_timeout'])):
                 raise RuntimeError(f'service {srv_name} not available')

@@ -4,9 +4,10 @@ ROS 2 identifies every interface type by its RIHS01 type hash. The hash covers t
 field names, field types and nested types. A stand-in (see ``interfaces/README.md``) can talk to
 real ROS 2 nodes only if each of its types hashes to the golden value in
 ``test/resources/interface_hashes.json`` (copied from the project's shared reference, plus the
-planning-scene and octomap types with the values published in ROS 2 build outputs of the real
-packages; the file says where each value came from). These tests compare the hash that rosidl wrote
-into the installed ``share/<pkg>/<kind>/<Type>.json`` with that golden value, and check that the
+planning-scene and octomap types and pymoveit2's moveit_msgs and control_msgs types with the values
+published in ROS 2 build outputs of the real packages; the file says where each value came from).
+These tests compare the hash that rosidl wrote into the installed
+``share/<pkg>/<kind>/<Type>.json`` with that golden value, and check that the
 generated Python classes import and instantiate.
 """
 

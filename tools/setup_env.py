@@ -33,8 +33,11 @@ import time
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / 'tools'
-# dependency order: moveit_msgs needs object_recognition_msgs and octomap_msgs
-INTERFACES = ('tf2_msgs', 'object_recognition_msgs', 'octomap_msgs', 'moveit_msgs')
+# dependency order: moveit_msgs needs object_recognition_msgs and octomap_msgs; control_msgs
+# (pymoveit2's gripper and servo types) needs none of them and comes last, so a change to it does
+# not invalidate the cached moveit_msgs wheel (each fingerprint includes the ones before it)
+INTERFACES = ('tf2_msgs', 'object_recognition_msgs', 'octomap_msgs', 'moveit_msgs',
+              'control_msgs')
 CHROMIUM_NAMES = ('chromium', 'chromium-browser', 'google-chrome')
 
 

@@ -14,12 +14,14 @@ import math
 from typing import Any
 import weakref
 
+from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Pose, PoseStamped, Transform
 from moveit_msgs.msg import MoveItErrorCodes
 from moveit_msgs.msg import RobotState as RobotStateMsg
 import numpy as np
 from numpy.typing import NDArray
 from shape_msgs.msg import SolidPrimitive
+from trajectory_msgs.msg import JointTrajectoryPoint, MultiDOFJointTrajectoryPoint
 
 from robot_state_core import kinematics
 from robot_state_core.description.joints import JointType
@@ -262,6 +264,53 @@ def positions_to_robot_state_msg(model: RobotModel, q: FloatArray, msg: Any = No
         mdof = msg.multi_dof_joint_state
         mdof.joint_names = list(layout.multi_dof)
         mdof.transforms = transforms
+    return msg
+
+
+def robot_trajectory_msg(model: RobotModel, group: str, path: FloatArray, times: FloatArray,
+                         velocities: FloatArray, frame_id: str, msg: Any) -> Any:
+    """Fill a ``moveit_msgs/RobotTrajectory`` with a group's path (``getRobotTrajectoryMsg``).
+
+    The group's active 1-DOF joints go to ``joint_trajectory`` (positions, velocities,
+    ``time_from_start``), its planar/floating/rpy_floating joints to
+    ``multi_dof_joint_trajectory`` (the joint transform ``X_FM`` per point).
+
+    Args:
+        model: The robot model.
+        group: The group whose joints are written.
+        path: ``(K, nq)`` configurations.
+        times: ``(K,)`` times from the start [s].
+        velocities: ``(K, nv)`` velocities.
+        frame_id: The header frame of both trajectories (the model frame).
+        msg: The message to fill.
+
+    Returns:
+        ``msg``.
+    """
+    g = model.group(group)
+    single = [j for j in g.active_joint_indices.tolist() if model.joint_types[j] in _ONE_DOF]
+    multi = [j for j in g.active_joint_indices.tolist() if model.joint_types[j] in _MULTI_DOF]
+    q_cols = np.array([model.joint_q_start[j] for j in single], dtype=np.intp)
+    v_cols = np.array([model.joint_v_start[j] for j in single], dtype=np.intp)
+
+    def duration(t: float) -> Any:
+        ns = round(t * 1e9)
+        return Duration(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+    jt = msg.joint_trajectory
+    jt.header.frame_id = frame_id
+    jt.joint_names = [model.joint_names[j] for j in single]
+    jt.points = [JointTrajectoryPoint(positions=path[k, q_cols].tolist(),
+                                      velocities=velocities[k, v_cols].tolist(),
+                                      time_from_start=duration(float(times[k])))
+                 for k in range(len(path))] if single else []
+    mt = msg.multi_dof_joint_trajectory
+    mt.header.frame_id = frame_id
+    mt.joint_names = [model.joint_names[j] for j in multi]
+    mt.points = [MultiDOFJointTrajectoryPoint(
+        transforms=[matrix_to_transform(kinematics.multi_dof_joint_motion(model, j, path[k]))
+                    for j in multi],
+        time_from_start=duration(float(times[k]))) for k in range(len(path))] if multi else []
     return msg
 
 

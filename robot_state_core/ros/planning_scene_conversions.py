@@ -345,16 +345,18 @@ def apply_attached_collision_object(scene: PlanningScene, msg: AttachedCollision
 # ------------------------------------------------------------------------------ ACM
 
 
-def acm_to_msg(acm: AllowedCollisionMatrix) -> AcmMsg:
+def acm_to_msg(acm: AllowedCollisionMatrix, names: Iterable[str] = ()) -> AcmMsg:
     """``moveit_msgs/AllowedCollisionMatrix`` (MoveIt ``getMessage``).
 
-    ``entry_names`` are every name with a pair or default entry, sorted; ``enabled[i][j]`` is
-    True when the pair's contacts are always allowed (CONDITIONAL counts as False, as in
-    MoveIt); default entries are listed for the names that have one.
+    ``entry_names`` are ``names`` (a scene passes its links with collision geometry: MoveIt's
+    planning scene starts its ACM with every one of them) and every name with a pair or
+    default entry, sorted; ``enabled[i][j]`` is True when the pair's contacts are always
+    allowed (CONDITIONAL counts as False, as in MoveIt); default entries are listed for the
+    names that have one.
     """
     entries = acm.get_entries()
     defaults = acm.get_default_entries()
-    names = sorted({n for pair in entries for n in pair} | set(defaults))
+    names = sorted({n for pair in entries for n in pair} | set(defaults) | set(names))
     msg = AcmMsg()
     msg.entry_names = names
     for a in names:
@@ -488,6 +490,12 @@ def _world_msgs(scene: PlanningScene, frame: str, ids: Iterable[str],
                                     scene.get_object_type(oid), skipped) for oid in ids]
 
 
+def _collision_links(scene: PlanningScene) -> list[str]:
+    """The links with collision geometry (MoveIt's initial ACM names)."""
+    return [n for n, has in zip(scene.model.link_names, scene.geometry.link_has_geometry,
+                                strict=True) if has]
+
+
 def _color_msgs(scene: PlanningScene, ids: Iterable[str]) -> list[ObjectColor]:
     out = []
     for oid in ids:
@@ -539,7 +547,7 @@ def planning_scene_to_msg(scene: PlanningScene, components: int = ALL_COMPONENTS
             _robot_state_msg(scene, bool(comp & _C.ROBOT_STATE_ATTACHED_OBJECTS), prefix,
                              skipped, msg)
         if comp & _C.ALLOWED_COLLISION_MATRIX:
-            msg.allowed_collision_matrix = acm_to_msg(scene.acm)
+            msg.allowed_collision_matrix = acm_to_msg(scene.acm, _collision_links(scene))
         if comp & _C.LINK_PADDING_AND_SCALING:
             msg.link_padding = [LinkPadding(link_name=prefix + k, padding=v)
                                 for k, v in scene.get_link_padding().items()]
@@ -586,7 +594,7 @@ def planning_scene_diff_to_msg(scene: PlanningScene, prefix: str = '',
             _robot_state_msg(scene, True, prefix, skipped, msg)
             msg.robot_state.is_diff = True
         if changes.acm:
-            msg.allowed_collision_matrix = acm_to_msg(scene.acm)
+            msg.allowed_collision_matrix = acm_to_msg(scene.acm, _collision_links(scene))
         if changes.link_padding_and_scale:
             msg.link_padding = [LinkPadding(link_name=prefix + k, padding=v)
                                 for k, v in scene.get_link_padding().items()]

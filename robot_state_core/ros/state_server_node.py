@@ -43,6 +43,7 @@ import time
 from typing import Any
 
 from geometry_msgs.msg import PoseStamped
+from moveit_msgs.action import ExecuteTrajectory, MoveGroup
 from moveit_msgs.msg import (
     AttachedCollisionObject,
     CollisionObject,
@@ -55,12 +56,15 @@ from moveit_msgs.msg import (
 )
 from moveit_msgs.srv import (
     ApplyPlanningScene,
+    GetCartesianPath,
+    GetMotionPlan,
     GetPlanningScene,
     GetPositionFK,
     GetPositionIK,
     GetStateValidity,
 )
 import numpy as np
+from rclpy.action import ActionServer, GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
@@ -73,9 +77,11 @@ from robot_state_core.errors import (
     RobotStateCoreError,
     UnknownNameError,
 )
+from robot_state_core.ik.cartesian import compute_cartesian_path, JumpThreshold
 from robot_state_core.ik.solver import prepare_ik, solve_ik
 from robot_state_core.ik.types import IKRequest
 from robot_state_core.jit.cache import cache_directory as kernel_cache_directory
+from robot_state_core.kinematics.timing import velocity_limited_time_stamps
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.publishing.markers import contact_markers
 from robot_state_core.ros import qos
@@ -90,7 +96,9 @@ from robot_state_core.ros.moveit_conversions import (
     FrameError,
     matrix_to_pose,
     pose_stamped_in_model_frame,
+    pose_to_matrix,
     positions_to_robot_state_msg,
+    robot_trajectory_msg,
     strip_prefix,
 )
 from robot_state_core.ros.params import (
@@ -221,6 +229,17 @@ class StateServerNode(Node):
         self._monitored_pub = self.create_publisher(PlanningSceneMsg, 'monitored_planning_scene',
                                                     qos.MONITORED_PLANNING_SCENE)
         self.create_service(GetPositionIK, 'compute_ik', self._on_compute_ik, callback_group=ik)
+        self.create_service(GetCartesianPath, 'compute_cartesian_path',
+                            self._on_compute_cartesian_path, callback_group=ik)
+        # move_group's planning and execution interfaces: not ours; answered with a refusal
+        # (never left unanswered, so a client such as pymoveit2 does not wait)
+        self.create_service(GetMotionPlan, 'plan_kinematic_path', self._on_plan_kinematic_path,
+                            callback_group=queries)
+        self._refusing_actions = [
+            ActionServer(self, action, name, execute_callback=_aborted(action),
+                         goal_callback=self._refuse_goal(name), callback_group=queries)
+            for action, name in ((MoveGroup, 'move_action'),
+                                 (ExecuteTrajectory, 'execute_trajectory'))]
         self.create_service(GetPositionFK, 'compute_fk', self._on_compute_fk,
                             callback_group=queries)
         self.create_service(GetStateValidity, 'check_state_validity', self._on_validity,
@@ -646,6 +665,122 @@ class StateServerNode(Node):
                 f'({result.status.value}; best error {result.position_error:.2e} m, '
                 f'{result.rotation_error:.2e} rad){note}', SOURCE)
 
+    # ------------------------------------------------------------------ compute_cartesian_path
+
+    def _on_compute_cartesian_path(self, request: Any, response: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            self._compute_cartesian_path(request, response)
+        except Exception as exc:  # a bug: user errors have their own codes
+            self._log.error('compute_cartesian_path_internal', f'compute_cartesian_path: internal '
+                                                               f'error: {type(exc).__name__}: '
+                                                               f'{exc}')
+            response.error_code = error_code(MoveItErrorCodes.FAILURE, f'internal error: {exc}',
+                                             SOURCE)
+        self.stats.record('compute_cartesian_path', (time.perf_counter() - start) * 1e3)
+        return response
+
+    def _compute_cartesian_path(self, req: Any, response: Any) -> None:
+        """move_group's ``compute_cartesian_path`` (MoveIt >= 2.11 semantics, decisions CP1-CP4).
+
+        Waypoints in the model frame, in the IK link's frame (relative, MoveIt's rule when the
+        header names the link) or in any frame the scene knows; ``max_step`` translation per
+        step (rotation 3.5x); the jump thresholds (ours); collisions and path constraints veto
+        states; the trajectory up to the first failure and its fraction.
+        """
+        codes = MoveItErrorCodes
+        served, state = self._snapshot()
+        model, scene, prefix = served.model, served.scene, self._prefix
+        if not _applied(state, req.start_state, response):
+            return
+        if not model.has_group(req.group_name):
+            response.error_code = error_code(codes.INVALID_GROUP_NAME,
+                                             f"unknown group '{clip(req.group_name)}'", SOURCE)
+            return
+        group = model.group(req.group_name)
+        link = strip_prefix(req.link_name, prefix) or (group.link_names[-1]
+                                                       if group.link_names else '')
+        if not model.has_link(link):
+            response.error_code = error_code(codes.INVALID_LINK_NAME,
+                                             f"unknown link '{clip(req.link_name)}'", SOURCE)
+            return
+        if not (math.isfinite(req.max_step) and req.max_step > 1e-16):
+            response.error_code = error_code(
+                codes.FAILURE, f'max_step must be > 0, got {req.max_step} (MoveIt: "Maximum '
+                'step to take between consecutive configurations along Cartesian path was not '
+                'specified")', SOURCE)
+            return
+        frame = strip_prefix(req.header.frame_id, prefix)
+        global_frame = frame != link
+        try:
+            X_WH = np.eye(4) if frame in ('', model.model_frame, link) else \
+                scene.get_frame_transform(frame, state)
+            waypoints = [X_WH @ pose_to_matrix(p, f'waypoints[{k}]')
+                         for k, p in enumerate(req.waypoints)]
+            constraints = constraints_from_msg(
+                model, state.get_link_poses(), req.path_constraints, prefix,
+                warn=lambda text: self._log.warning('constraints',
+                                                    f'compute_cartesian_path: {text}')) \
+                if _has_constraints(req.path_constraints) else None
+        except UnknownNameError as exc:
+            code = codes.FRAME_TRANSFORM_FAILURE if exc.kind == 'frame' else \
+                codes.INVALID_LINK_NAME if exc.kind == 'link' else codes.INVALID_GOAL_CONSTRAINTS
+            response.error_code = error_code(code, str(exc), SOURCE)
+            return
+        except (FrameError, InvalidArgumentError) as exc:
+            response.error_code = error_code(codes.FRAME_TRANSFORM_FAILURE
+                                             if isinstance(exc, FrameError)
+                                             else codes.INVALID_GOAL_CONSTRAINTS, str(exc), SOURCE)
+            return
+        validity = None
+        if req.avoid_collisions or constraints is not None:
+            checker = state.copy()
+
+            def validity(q: np.ndarray) -> bool:
+                checker.set_variable_positions(q)
+                return bool(scene.is_state_valid(checker, group.name if req.avoid_collisions
+                                                 else None, constraints,
+                                                 check_collisions=bool(req.avoid_collisions)
+                                                 ).valid)
+
+        response.start_state = positions_to_robot_state_msg(model, state.positions,
+                                                            response.start_state)
+        start = time.perf_counter()
+        result = compute_cartesian_path(
+            model, state.positions, group.name, waypoints, link=link, max_step=req.max_step,
+            global_frame=global_frame, validity=validity,
+            jump_threshold=JumpThreshold(max(req.jump_threshold, 0.0),
+                                         max(req.revolute_jump_threshold, 0.0),
+                                         max(req.prismatic_jump_threshold, 0.0)))
+        self.stats.record('compute_cartesian_path solver', (time.perf_counter() - start) * 1e3)
+        if waypoints:
+            times, velocities = velocity_limited_time_stamps(
+                model, result.path, _velocity_indices(model, group.name),
+                float(req.max_velocity_scaling_factor))
+            robot_trajectory_msg(model, group.name, result.path, times, velocities,
+                                 prefix + model.model_frame, response.solution)
+        response.fraction = float(result.fraction)
+        response.error_code = error_code(codes.SUCCESS, result.message, SOURCE)
+
+    # ------------------------------------------------------------------ planning: not ours
+
+    NOT_A_PLANNER = ("robot_state_core answers kinematics, collision and scene requests; it does "
+                     "not plan or execute motions (run MoveIt's move_group for that)")
+
+    def _on_plan_kinematic_path(self, request: Any, response: Any) -> Any:
+        response.motion_plan_response.error_code = error_code(
+            MoveItErrorCodes.PLANNING_FAILED, self.NOT_A_PLANNER, SOURCE)
+        response.motion_plan_response.group_name = request.motion_plan_request.group_name
+        self._log.warning('plan_kinematic_path', f'plan_kinematic_path: refused: '
+                                                 f'{self.NOT_A_PLANNER}')
+        return response
+
+    def _refuse_goal(self, name: str) -> Callable[[Any], GoalResponse]:
+        def refuse(_goal: Any) -> GoalResponse:
+            self._log.warning(name, f'{name}: goal rejected: {self.NOT_A_PLANNER}')
+            return GoalResponse.REJECT
+        return refuse
+
     # ------------------------------------------------------------------ compute_fk
 
     def _on_compute_fk(self, request: Any, response: Any) -> Any:
@@ -794,3 +929,19 @@ def _applied(state: RobotState, robot_state_msg: Any, response: Any) -> bool:
         response.error_code = error_code(MoveItErrorCodes.INVALID_ROBOT_STATE, str(exc), SOURCE)
         return False
     return True
+
+
+def _velocity_indices(model: RobotModel, group: str) -> np.ndarray:
+    """The velocity variables of a group's active joints (indices into ``v``)."""
+    joints = model.group(group).active_joint_indices.tolist()
+    return np.array([int(model.joint_v_start[j]) + k for j in joints
+                     for k in range(int(model.joint_nv[j]))], dtype=np.intp)
+
+
+def _aborted(action: Any) -> Callable[[Any], Any]:
+    """An action server's execute callback that aborts (its goals are rejected before)."""
+    def execute(goal_handle: Any) -> Any:
+        goal_handle.abort()
+        return action.Result()
+    return execute
+
