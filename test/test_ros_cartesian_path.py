@@ -8,7 +8,10 @@ error code of the service is produced.
 
 from __future__ import annotations
 
+import importlib
 import itertools
+from pathlib import Path
+import re
 import threading
 
 import numpy as np
@@ -197,3 +200,53 @@ def _z(d: float) -> np.ndarray:
     X = np.eye(4)
     X[2, 3] = d
     return X
+
+
+def _set_fields(msg, values: dict) -> None:
+    """Fill a message from the YAML of a ``ros2 service call`` (nested dicts and lists)."""
+    for name, value in values.items():
+        current = getattr(msg, name)
+        if isinstance(value, dict):
+            _set_fields(current, value)
+        elif isinstance(value, list) and value and isinstance(value[0], dict):
+            kind = type(msg).get_fields_and_field_types()[name]  # sequence<pkg/Type>
+            package, type_name = re.search(r'(\w+)/(\w+)', kind).groups()
+            item_type = getattr(importlib.import_module(f'{package}.msg'), type_name)
+            items = []
+            for item in value:
+                m = item_type()
+                _set_fields(m, item)
+                items.append(m)
+            setattr(msg, name, items)
+        else:
+            setattr(msg, name, type(current)(value) if isinstance(current, float) else value)
+
+
+def test_the_readme_request(ros, server) -> None:
+    """README "Cartesian paths": the ``ros2 service call`` request as written, fraction 1.0.
+
+    Both lines are straight (Pinocchio FK), and the path ends at the last waypoint.
+    """
+    import yaml
+
+    readme = (Path(__file__).resolve().parents[1] / 'README.md').read_text(encoding='utf-8')
+    match = re.search(r'ros2 service call /compute_cartesian_path moveit_msgs/srv/GetCartesianPath'
+                      r' "(.*?)"', readme, re.S)
+    assert match, 'the README example is gone'
+    req = GetCartesianPath.Request()
+    _set_fields(req, yaml.safe_load(match.group(1)))
+    client = ros.node('readme_client').create_client(GetCartesianPath, 'compute_cartesian_path')
+    res = _call(ros, client, req)
+    assert res.error_code.val == MoveItErrorCodes.SUCCESS, res.error_code.message
+    assert res.fraction == 1.0
+    p = _tip_positions(server, res)
+    corners = np.array([[w.position.x, w.position.y, w.position.z] for w in req.waypoints])
+    np.testing.assert_allclose(p[-1], corners[-1], atol=1e-5)
+    start = p[0]
+    # the second line (between the two waypoints) holds every point after the first corner
+    k = int(np.argmin(np.linalg.norm(p - corners[0], axis=1)))
+    assert np.linalg.norm(p[k] - corners[0]) <= 1e-5
+    for a, b, seg in ((start, corners[0], p[:k + 1]), (corners[0], corners[1], p[k:])):
+        ab = b - a
+        t = np.clip((seg - a) @ ab / (ab @ ab), 0, 1)
+        assert np.linalg.norm(seg - (a + t[:, None] * ab), axis=1).max() <= LINE
