@@ -38,10 +38,10 @@ setup(
     tests_require=['pytest'],
     entry_points={
         'console_scripts': [
-            'robot_state_publisher = robot_state_core.ros.main:state_publisher_main',
-            'robot_state_server = robot_state_core.ros.main:state_server_main',
-            'robot_state_core_all = robot_state_core.ros.main:all_in_one_main',
-            'robot-state-core = robot_state_core.apps.cli:main',
+            'robot_state_publisher = robot_state_core.apps.entry:robot_state_publisher',
+            'robot_state_server = robot_state_core.apps.entry:robot_state_server',
+            'robot_state_core_all = robot_state_core.apps.entry:robot_state_core_all',
+            'robot-state-core = robot_state_core.apps.entry:cli',
         ],
     },
 )

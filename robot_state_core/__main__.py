@@ -2,6 +2,6 @@
 
 import sys
 
-from robot_state_core.apps.cli import main
+from robot_state_core.apps.entry import cli  # first: the signal handlers (apps/entry.py)
 
-sys.exit(main())
+sys.exit(cli())

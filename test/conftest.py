@@ -56,6 +56,22 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
     _skip_fails_in_ci(report)
 
 
+@pytest.fixture(scope='session', autouse=True)
+def compiled_kernels_in_this_process() -> None:
+    """This test process runs the compiled kernels, as any library process does.
+
+    A node constructed in it (the in-process service tests) then keeps them instead of switching
+    the process to the interpreted twins for the first second (jit/background.py); the start
+    with twins and a background compile is tested in child processes (test_ros_first_start.py,
+    test_jit_kernels.py), where it happens for real.
+    """
+    from robot_state_core import RobotModel, RobotState
+    from robot_state_core.io.default_robot import default_robot_urdf_path
+
+    RobotState(RobotModel.from_urdf_file(default_robot_urdf_path())).get_global_link_transform(
+        'tool0')
+
+
 class _NextDomain:
     """Domain IDs 1..100 in turn, from a random start: consecutive tests never share one.
 

@@ -30,10 +30,11 @@ def _run(tmp_path: Path, ci: str | None) -> subprocess.CompletedProcess[str]:
     (tmp_path / 'test_skipping.py').write_text(SKIPPING)
     (tmp_path / 'test_module_skip.py').write_text(
         "import pytest\npytest.importorskip('no_such_oracle_module')\n")
-    env = {k: v for k, v in os.environ.items() if k != 'CI'}
+    env = {k: v for k, v in os.environ.items() if k not in ('CI', 'PYTEST_ADDOPTS')}
     if ci is not None:
         env['CI'] = ci
-    return subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
+    return subprocess.run([sys.executable, '-m', 'pytest', '-q', '-o', 'addopts=', '-p',
+                           'no:cacheprovider',
                            '--rootdir', str(tmp_path), str(tmp_path)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120, check=False)
 

@@ -706,3 +706,21 @@ def test_panda_success_rate(panda: RobotModel) -> None:
         dp, dr = pose_errors(panda, r.q, ['panda_hand_tcp'], [X])
         ok += r.success and dp < POSITION_CHECK and dr < ROTATION_CHECK
     assert ok >= 0.98 * n
+
+
+@pytest.mark.parametrize('group', ['arm', 'whole_body'])  # the compiled and the numpy path
+def test_a_stop_event_ends_a_long_solve_at_once(default_robot: RobotModel, group: str) -> None:
+    """``IKRequest.stop`` set from another thread ends an 8 s solve at once.
+
+    The target is unreachable (issue 25: nodes end a running solve when they shut down).
+    """
+    X = np.eye(4)
+    X[:3, 3] = (50.0, 0.0, 1.0)  # far beyond the reach: the solve would use its whole timeout
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    t0 = time.perf_counter()
+    result = solve_ik(default_robot, IKRequest(group, (X,), ('tool0',), timeout=8.0, stop=stop))
+    elapsed = time.perf_counter() - t0
+    assert result.status is IKStatus.TIMED_OUT
+    assert 'stopped' in result.message
+    assert 0.3 <= elapsed < 0.6, elapsed

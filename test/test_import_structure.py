@@ -74,6 +74,17 @@ LAZY_IMPORT_ALLOW_LIST: dict[tuple[str, str], str] = {
         'start-up time: only `gen-acm` generates an ACM; importing it (and the planning scene '
         "it builds on) with the CLI delayed `run`'s first /tf_static"
     ),
+    ('robot_state_core.apps.entry', 'robot_state_core.apps.cli'): (
+        'signals: the console scripts install their SIGINT/SIGTERM handler before importing '
+        'anything heavy, so a Ctrl-C during the imports exits 0 (issue 25)'
+    ),
+    ('robot_state_core.apps.entry', 'robot_state_core.ros.main'): (
+        'signals: as above, and ROS (rclpy) is optional for the package'
+    ),
+    ('robot_state_core.apps.cli', 'robot_state_core.apps.kernel_workload'): (
+        'start-up time: only `warm-kernels` runs the kernel workload, which imports numba and '
+        'every compiled kernel module'
+    ),
     ('robot_state_core.kinematics.plan', 'robot_state_core.kinematics.compiled'): (
         'start-up time: the compiled kernels import numba (0.4-0.7 s); `import '
         "robot_state_core` and a node's first /tf_static (fixed joints, no FK) must not wait "

@@ -13,6 +13,9 @@ resolved through ``--package-root`` and the ament index.
     gen-acm  sample configurations and write SRDF <disable_collisions> (MoveIt Setup Assistant).
     view     serve a browser page showing the robot (sliders, IK gizmos, live collisions).
     snapshot write a PNG of a configuration, drawn by that page in a headless browser.
+    warm-kernels
+             compile the kernels into the user cache now (nodes otherwise compile them in the
+             background on their first start, serving with interpreted kernels meanwhile).
 
 Configurations are given as ``--positions '{"joint": value, ...}'`` (JSON, MoveIt variable
 names) and/or ``--state NAME`` (an SRDF named state); unspecified variables take the defaults.
@@ -42,6 +45,8 @@ from robot_state_core.ik.types import IKOptions, IKRequest
 from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.io.load_report import LoadMessage, summarize
 from robot_state_core.io.xacro import parse_xacro_args
+from robot_state_core.jit.background import kernel_preparation
+from robot_state_core.jit.cache import cache_directory
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.spatial.transforms import (
     pose_from_xyz_rpy,
@@ -232,6 +237,7 @@ def _cmd_gen_acm(ns: argparse.Namespace) -> int:
 
 def _viewer_for(ns: argparse.Namespace, **kwargs: Any) -> RobotViewer:
     """A viewer showing the configuration and boxes of ``ns`` (state checked before serving)."""
+    kernel_preparation().start()  # before any kernel runs: serve now, compile in a child
     model, state = _model_and_state(ns)
     boxes = [[float(v) for v in box] for box in ns.box or []]
     for box in boxes:
@@ -285,6 +291,18 @@ def _cmd_view(ns: argparse.Namespace) -> int:
         return 0
     finally:
         viewer.stop()
+        kernel_preparation().stop()
+
+
+def _cmd_warm_kernels(ns: argparse.Namespace) -> int:
+    from robot_state_core.apps.kernel_workload import run as run_workload  # numba: start-up time
+
+    print(f'compiling the kernels into {cache_directory()} (about 30 s the first time; '
+          'nodes started meanwhile serve with interpreted kernels)', flush=True)
+    seconds, count = run_workload()
+    print(f'{count} kernel signatures compiled or loaded in {seconds:.1f} s; nodes now start '
+          'with compiled kernels')
+    return 0
 
 
 def _cmd_snapshot(ns: argparse.Namespace) -> int:
@@ -432,6 +450,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_snap.add_argument('--timeout', type=float, default=90.0,
                         help='seconds to wait for the page to draw (default 90)')
     p_snap.set_defaults(func=_cmd_snapshot)
+    p_warm = sub.add_parser('warm-kernels', help='compile the kernels now (after an install)')
+    p_warm.set_defaults(func=_cmd_warm_kernels)
     return parser
 
 

@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from robot_state_core.jit.decorators import entry_point, inline, jit
+from robot_state_core.jit.decorators import inline, jit
+from robot_state_core.jit.kernels import entry_point
 
 __all__ = ['MARGIN', 'bound', 'cull_pairs', 'pose_on_frames', 'update_poses', 'world_boxes']
 
@@ -317,7 +318,7 @@ def bound(name: str) -> Any:
     """Kernel ``name`` of this module, called through its entry point once it is compiled.
 
     Returns a callable: the dispatcher until the kernel has been compiled (or loaded), its
-    entry point after that (:func:`~robot_state_core.jit.decorators.entry_point`; no per-call
+    entry point after that (:func:`~robot_state_core.jit.kernels.entry_point`; no per-call
     argument typing). Callers pass the argument kinds the kernel's docstring gives (C-contiguous
     arrays of the documented dtypes and ranks).
     """

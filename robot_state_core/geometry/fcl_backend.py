@@ -115,6 +115,7 @@ from robot_state_core.geometry.shapes import (
     Shape,
     Sphere,
 )
+from robot_state_core.jit import kernels
 
 _Exact = tuple[FloatArray, FloatArray, float, FloatArray]
 Broadphase = Literal['pairs', 'aabb', 'manager']
@@ -165,8 +166,18 @@ def compiled_broadphase() -> Any:
     global _kernels
     if _kernels is None:
         from robot_state_core.geometry import compiled
-        _kernels = compiled
+        _kernels = kernels.select(compiled)
     return _kernels
+
+
+def _on_kernel_switch() -> None:
+    """After a kernel switch (:mod:`robot_state_core.jit.kernels`): forget module and entries."""
+    global _kernels
+    _kernels = None
+    _bound.clear()
+
+
+kernels.on_switch(_on_kernel_switch)
 
 
 def _replace_by_closed_form(A: Shape, B: Shape) -> bool:
@@ -397,7 +408,6 @@ class FclObjects:
         self._stale = np.zeros(n, dtype=bool)  # pose recorded but not yet pushed to fcl
         self._box_lo = np.zeros((n, 3))
         self._box_hi = np.zeros((n, 3))
-        self._kernels = compiled_broadphase()
         self._update_boxes()
         self._manager: Any = None
         self._manager_stale = True
@@ -506,8 +516,9 @@ class FclObjects:
         if X.shape != (n, 4, 4):
             raise InvalidArgumentError(f'FclObjects.set_poses: X_WG must have shape ({n}, 4, 4),'
                                        f' got {X.shape}')
-        changed = self._kernels.update_poses(X, self._X_WG, self._stale, self._lo_G, self._hi_G,
-                                             self._finite, self._box_lo, self._box_hi)
+        changed = compiled_broadphase().update_poses(X, self._X_WG, self._stale, self._lo_G,
+                                                     self._hi_G, self._finite, self._box_lo,
+                                                     self._box_hi)
         if changed < 0:
             raise InvalidArgumentError(f'FclObjects.set_poses: X_WG must be finite (pose '
                                        f'{-1 - changed} is not)')
@@ -558,8 +569,8 @@ class FclObjects:
         self._box_h = np.ascontiguousarray(0.5 * (hi - lo))
 
     def _update_boxes(self) -> None:
-        self._kernels.world_boxes(self._lo_G, self._hi_G, self._X_WG, self._finite,
-                                  self._box_lo, self._box_hi)
+        compiled_broadphase().world_boxes(self._lo_G, self._hi_G, self._X_WG, self._finite,
+                                          self._box_lo, self._box_hi)
 
     def cull(self, pairs: IntArray, max_distance: float = 0.0, *,
              deepest_first: bool = False) -> IntArray:

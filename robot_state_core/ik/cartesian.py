@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 import math
+import threading
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -125,8 +126,10 @@ class _Segmenter:
 
     def __init__(self, model: RobotModel, group: str, link: str, link_index: int,
                  X_LF: FloatArray, precision: CartesianPrecision, validity: ValidityFn | None,
-                 options: IKOptions | None, timeout: float | None) -> None:
+                 options: IKOptions | None, timeout: float | None,
+                 stop: threading.Event | None) -> None:
         self.model, self.group, self.link, self.li = model, group, link, link_index
+        self.stop = stop
         self.X_LF = X_LF  # the moved frame F on the link (MoveIt's link_offset)
         self.X_FL = np.linalg.inv(X_LF)
         self.precision = precision
@@ -145,6 +148,7 @@ class _Segmenter:
         request = IKRequest(group=self.group, targets=(X_WF @ self.X_FL,),
                             tip_links=(self.link,), seed=seed,
                             timeout=self.timeout, validity_callback=self.validity,
+                            stop=self.stop,
                             **({'options': self.options} if self.options is not None else {}))
         result = solve_ik(self.model, request)
         return np.array(result.q) if result.success else None
@@ -237,7 +241,8 @@ def compute_cartesian_path(model: RobotModel, start: ArrayLike, group: str,
                            jump_threshold: JumpThreshold = JumpThreshold(),
                            validity: ValidityFn | None = None,
                            ik_options: IKOptions | None = None,
-                           timeout: float | None = None) -> CartesianPathResult:
+                           timeout: float | None = None,
+                           stop: threading.Event | None = None) -> CartesianPathResult:
     """Move ``link`` in straight lines through ``waypoints`` (module docstring; MoveIt's).
 
     Args:
@@ -259,6 +264,7 @@ def compute_cartesian_path(model: RobotModel, start: ArrayLike, group: str,
         validity: Vetoes configurations (collision, path constraints).
         ik_options: IK settings (default: the solver's).
         timeout: IK timeout per pose [s] (default: the group's).
+        stop: Set from another thread to end the path at the next IK call (``IKRequest.stop``).
 
     Returns:
         The path (start first), the fraction reached and why it ended early.
@@ -288,7 +294,8 @@ def compute_cartesian_path(model: RobotModel, start: ArrayLike, group: str,
         return CartesianPathResult(q0[None].copy(), 0.0, 'no waypoints')
     X_LF = np.eye(4) if link_offset is None else as_pose(link_offset, 'compute_cartesian_path',
                                                           'link_offset')
-    seg = _Segmenter(model, group, tip, li, X_LF, precision, validity, ik_options, timeout)
+    seg = _Segmenter(model, group, tip, li, X_LF, precision, validity, ik_options, timeout,
+                     stop)
     path: list[FloatArray] = [q0]
     fraction = 0.0
     message = ''

@@ -89,6 +89,7 @@ from robot_state_core.errors import (
     UnknownNameError,
 )
 from robot_state_core.ik.types import IKOptions, IKRequest, IKResult, IKStatus, ValidityCallback
+from robot_state_core.jit import kernels
 from robot_state_core.kinematics.forward import multi_dof_motions, run_forward
 from robot_state_core.kinematics.jacobian import link_columns, link_jacobians
 from robot_state_core.kinematics.plan import LinkColumns, ready_kernels
@@ -416,15 +417,25 @@ def _ik_kernels() -> Any:
     global _ik_compiled
     if _ik_compiled is None:
         from robot_state_core.ik import compiled
-        _ik_compiled = compiled
+        _ik_compiled = kernels.select(compiled)
     return _ik_compiled
+
+
+def _on_kernel_switch() -> None:
+    """After a kernel switch (:mod:`robot_state_core.jit.kernels`): forget module and flag."""
+    global _ik_compiled, _ik_ready
+    _ik_compiled = None
+    _ik_ready = False
+
+
+kernels.on_switch(_on_kernel_switch)
 
 
 def _ready_ik_kernels() -> None:
     """Compile or load the FK, Jacobian and IK kernels once per process (before any clock)."""
     global _ik_ready
     ready_kernels()
-    if not _ik_ready:
+    if not _ik_ready and not kernels.interpreted():  # twins need no warming
         _ik_kernels().warm_up()
         _ik_ready = True
 
@@ -909,11 +920,12 @@ class _Search:
 
     # -- main loop
 
-    def run(self, deadline: float, max_iterations: int | None) -> str:
-        """Iterate until every problem is solved, the deadline or the iteration cap.
+    def run(self, deadline: float, max_iterations: int | None,
+            stop: threading.Event | None = None) -> str:
+        """Iterate until every problem is solved, the deadline, the iteration cap or ``stop``.
 
         Returns:
-            ``'done'``, ``'deadline'`` or ``'iterations'``.
+            ``'done'``, ``'deadline'``, ``'iterations'`` or ``'stopped'``.
         """
         k, o = self.k, self.options
         ptol, rtol = o.position_tolerance, o.orientation_tolerance
@@ -927,6 +939,8 @@ class _Search:
             # one (its seed is checked even when the set-up used the whole timeout).
             if start + _COST_MARGIN * cost > deadline and (self.iterations or self.P > 1):
                 return 'deadline'
+            if stop is not None and stop.is_set():
+                return 'stopped'
             if max_iterations is not None and self.iterations >= max_iterations:
                 return 'iterations'
             if burst:
@@ -1334,7 +1348,7 @@ def solve_ik(model: RobotModel, request: IKRequest) -> IKResult:
         return _invalid(model, seed, f'solve_ik: {msg}', start)
     X_WT = checked[0][None, None] if len(checked) == 1 else np.stack(checked)[None]
     results = _run(model, k, seed[None], X_WT, request.options, request.validity_callback,
-                   start, start + timeout)
+                   start, start + timeout, request.stop)
     return results[0]
 
 
@@ -1454,7 +1468,7 @@ def prepare_ik(model: RobotModel, group: str, tip_links: Sequence[str] = (), *,
     search = _Search(model, entry, q[None], np.broadcast_to(np.eye(4), (1, count, 4, 4)),
                      IKOptions(num_seeds=1), None, _generator(0))
     table = search._table()
-    if table is not None:
+    if table is not None and not kernels.interpreted():  # twins: requests fill what they use
         z_table, p_table, r_table, known = table
         z = z_table if entry.kernel.sample_all else np.where(
             entry.kernel.sampled_mask, z_table, search.base_z[0])
@@ -1492,11 +1506,11 @@ def _generator(seed: int | None) -> np.random.Generator:
 
 def _run(model: RobotModel, entry: _KernelCache, seeds: FloatArray, X_WT: FloatArray,
          options: IKOptions, validity: ValidityCallback | None, start: float,
-         deadline: float) -> list[IKResult]:
+         deadline: float, stop: threading.Event | None = None) -> list[IKResult]:
     """Search ``P`` problems (seeds ``(P, nq)``, targets ``(P, T, 4, 4)``) as one array."""
     rng = _generator(options.random_seed)
     search = _Search(model, entry, seeds, X_WT, options, validity, rng)
-    reason = search.run(deadline, options.max_iterations)
+    reason = search.run(deadline, options.max_iterations, stop)
     end = time.perf_counter()
     out = []
     for p in range(search.P):
@@ -1514,7 +1528,7 @@ def _run(model: RobotModel, entry: _KernelCache, seeds: FloatArray, X_WT: FloatA
             notes.append(f'{int(search.vetoed[p])} candidate(s) rejected by the validity '
                          'callback')
         notes.append({'deadline': 'timeout expired', 'iterations': 'iteration budget used',
-                      'done': 'search ended'}[reason])
+                      'done': 'search ended', 'stopped': 'stopped (request.stop was set)'}[reason])
         if options.return_approximate:
             q = search._full(search.best_z[p][None], np.array([p]))[0]
         else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 import enum
+import threading
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -143,6 +144,9 @@ class IKRequest:
         options: Solver settings.
         validity_callback: ``fn(q) -> bool`` on a full ``(nq,)`` candidate; False vetoes it
             and the search continues.
+        stop: Set from another thread to end the search early: it returns at its next clock
+            reading (after at most one burst of iterations, ~1 ms) with ``TIMED_OUT`` and a
+            message saying so. Nodes use it to end a long solve when they shut down.
     """
 
     group: str
@@ -152,6 +156,7 @@ class IKRequest:
     timeout: float | None = None
     options: IKOptions = DEFAULT_OPTIONS
     validity_callback: ValidityCallback | None = None
+    stop: threading.Event | None = None
 
 
 @dataclass(frozen=True, eq=False)

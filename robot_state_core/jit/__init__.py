@@ -5,4 +5,8 @@
 :func:`~.decorators.inline`). Every layer's compiled kernels (geometry's broad phase,
 kinematics' FK and Jacobian, IK's iteration) are decorated with it; none of them is imported by
 ``import robot_state_core``.
+
+:mod:`.kernels` decides which variant runs: the compiled kernels, or their interpreted twins
+(the same source run by Python) while :mod:`.background` compiles them in a child process, so
+a node's first start on a machine answers from its first second.
 """

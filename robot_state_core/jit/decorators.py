@@ -21,7 +21,7 @@ import numba
 
 from robot_state_core.jit.cache import cache_directory
 
-__all__ = ['entry_point', 'inline', 'jit']
+__all__ = ['inline', 'jit']
 
 # Before any kernel is defined: numba binds a function's cache locator when it is decorated. A
 # user's NUMBA_CACHE_DIR is already in numba.config (read at numba's import).
@@ -45,18 +45,3 @@ def inline(function: _F) -> _F:
     local joint transform, 12 values returned through memory) as a call per element.
     """
     return cast(_F, _njit_inline(function))
-
-
-def entry_point(kernel: Any) -> Callable[..., Any] | None:
-    """The compiled entry point of ``kernel`` if it has exactly one signature, else ``None``.
-
-    A numba dispatcher types every argument on every call to pick its compiled signature
-    (~0.1-0.2 µs per array argument). A kernel that compiles one signature only can be called
-    through its entry point instead, skipping that; the caller must then pass exactly that
-    signature's argument kinds (dtype, rank, C-contiguity; Python int/float scalars): a
-    mismatch is not detected.
-    """
-    overloads = kernel.overloads
-    if len(overloads) != 1:
-        return None
-    return cast(Callable[..., Any], next(iter(overloads.values())).entry_point)

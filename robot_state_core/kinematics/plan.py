@@ -25,6 +25,7 @@ from robot_state_core._typing import read_only as _ro
 from robot_state_core.description.joint_motion import one_dof_motion_coefficients
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
+from robot_state_core.jit import kernels
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.spatial.transforms import check_quat_xyzw, plane_basis
 
@@ -116,16 +117,18 @@ _compiled: ModuleType | None = None
 
 
 def compiled_kernels() -> Any:
-    """The compiled kernels (:mod:`robot_state_core.kinematics.compiled`), imported on first use.
+    """The FK and Jacobian kernels (:mod:`robot_state_core.kinematics.compiled`), on first use.
 
     Lazy on purpose (allow-listed in ``test_import_structure``): numba costs 0.4-0.7 s to
     import, which ``import robot_state_core`` and a node's first ``/tf_static`` (fixed joints
-    need no FK) should not pay. Typed ``Any``: numba's dispatchers carry no annotations.
+    need no FK) should not pay. The variant the process runs
+    (:func:`robot_state_core.jit.kernels.select`: the compiled module, or its interpreted twin
+    while a node's kernels compile). Typed ``Any``: numba's dispatchers carry no annotations.
     """
     global _compiled
     if _compiled is None:
         from robot_state_core.kinematics import compiled
-        _compiled = compiled
+        _compiled = kernels.select(compiled)
     return _compiled
 
 
@@ -141,15 +144,24 @@ def ready_kernels() -> Any:
     this one-time set-up (as MoveIt loads its kinematics plugins before the first request).
     """
     global _ready
-    kernels = compiled_kernels()
-    if not _ready:
+    fk = compiled_kernels()
+    if not _ready and not kernels.interpreted():  # twins need no warming
         X_WL = np.zeros((1, 1, 4, 4))
-        kernels.forward(np.zeros((1, 0)), np.zeros((0, 5), np.intp), np.zeros((0, 4, 3, 4)),
-                        np.zeros((1, 0, 4, 4)), np.zeros((0, 0, 4, 4)), X_WL)
-        kernels.point_jacobian(X_WL, 0, np.zeros((1, 3)), np.zeros((0, 4), np.intp),
-                               np.zeros((0, 4, 3)), np.zeros((1, 6, 0)))
+        fk.forward(np.zeros((1, 0)), np.zeros((0, 5), np.intp), np.zeros((0, 4, 3, 4)),
+                   np.zeros((1, 0, 4, 4)), np.zeros((0, 0, 4, 4)), X_WL)
+        fk.point_jacobian(X_WL, 0, np.zeros((1, 3)), np.zeros((0, 4), np.intp),
+                          np.zeros((0, 4, 3)), np.zeros((1, 6, 0)))
         _ready = True
-    return kernels
+    return fk
+
+
+def _on_kernel_switch() -> None:
+    """After a kernel switch: forget the module, the bound entry points and the warm flag."""
+    global _compiled, _ready
+    _compiled = None
+    _ready = False
+    for name in KernelEntries.__slots__:
+        setattr(entries, name, None)
 
 
 class KernelEntries:
@@ -176,6 +188,7 @@ class KernelEntries:
 
 entries = KernelEntries()
 '''The process's bound kernel entry points (:class:`KernelEntries`).'''
+kernels.on_switch(_on_kernel_switch)
 
 
 def kernel_entry(name: str) -> Any:
@@ -184,11 +197,10 @@ def kernel_entry(name: str) -> Any:
     Before its first call, the dispatcher itself (which compiles or loads the kernel); the
     next call binds the entry point into :data:`entries`.
     """
-    dispatcher = getattr(compiled_kernels(), name)
-    overloads = dispatcher.overloads
-    if len(overloads) != 1:
-        return dispatcher
-    entry = next(iter(overloads.values())).entry_point
+    kernel = getattr(compiled_kernels(), name)
+    entry = kernels.entry_point(kernel)
+    if entry is None:  # not compiled yet, or an interpreted twin
+        return kernel
     setattr(entries, name, entry)
     return entry
 

@@ -28,6 +28,7 @@ import yaml
 from robot_state_core.errors import RobotStateCoreError
 from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.io.xacro import read_robot_description
+from robot_state_core.jit.background import kernel_preparation
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.publishing.joint_sweep import JointSweep
 from robot_state_core.ros import qos
@@ -213,13 +214,14 @@ def _tear_down(nodes: Sequence[Node], spinner: _ServiceThread | Executor | None 
     behind); the first real error is raised once every step ran. A KeyboardInterrupt (only
     possible outside the main thread's :class:`StopRequest`) is ignored.
     """
-    steps: list[Any] = []
+    steps: list[Any] = [node.request_stop for node in nodes if hasattr(node, 'request_stop')]
     if isinstance(spinner, Executor):
         steps.append(lambda: spinner.shutdown(timeout_sec=2.0))
     elif spinner is not None:
         steps.append(spinner.stop)
     steps += [node.destroy_node for node in reversed(nodes)]
     steps.append(rclpy.try_shutdown)
+    steps.append(kernel_preparation().stop)  # a kernel compiler child ends with us
     error: Exception | None = None
     for step in steps:
         try:

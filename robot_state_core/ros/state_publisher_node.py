@@ -55,6 +55,7 @@ from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
 from robot_state_core.errors import RobotDescriptionError, RobotStateCoreError
+from robot_state_core.jit.background import kernel_preparation
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.publishing.frame_transforms import fixed_joint_transforms, FrameTransforms
 from robot_state_core.publishing.markers import robot_markers
@@ -125,6 +126,7 @@ class StatePublisherNode(Node):
     def __init__(self, node_name: str = 'robot_state_publisher',
                  description_file: str | None = None, **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
+        kernel_preparation().start(log=self.get_logger().info)  # first: before any kernel runs
         declare_state_publisher_parameters(self)
         self.config = read_state_publisher_config(self)
         self._model: RobotModel | None = None

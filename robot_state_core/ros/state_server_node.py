@@ -80,6 +80,7 @@ from robot_state_core.errors import (
 from robot_state_core.ik.cartesian import compute_cartesian_path, JumpThreshold
 from robot_state_core.ik.solver import prepare_ik, solve_ik
 from robot_state_core.ik.types import IKRequest
+from robot_state_core.jit.background import kernel_preparation
 from robot_state_core.jit.cache import cache_directory as kernel_cache_directory
 from robot_state_core.kinematics.timing import velocity_limited_time_stamps
 from robot_state_core.model.robot_model import RobotModel
@@ -198,10 +199,12 @@ class StateServerNode(Node):
     def __init__(self, node_name: str = 'robot_state_server', model: RobotModel | None = None,
                  **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
+        kernel_preparation().start(log=self.get_logger().info)  # first: before any kernel runs
         declare_server_parameters(self)
         self._log = ThrottledLogger(self.get_logger())
         self._lock = threading.Lock()
         self._scratch = threading.local()  # per executor thread: see _snapshot
+        self._stopping = threading.Event()  # set on shutdown: a running IK ends at once
         follow_topic = model is None
         try:
             self._kinematics = _load_kinematics(self.get_parameter('kinematics_config').value)
@@ -394,6 +397,19 @@ class StateServerNode(Node):
             return served, scratch
 
 
+    def request_stop(self) -> None:
+        """The process is shutting down: end running IK solves and Cartesian paths now.
+
+        Safe from any thread (the signal path calls it before the executor's shutdown, which
+        then waits for the worker thread a solve would otherwise hold for its whole timeout).
+        """
+        self._stopping.set()
+
+    def destroy_node(self) -> None:
+        """Destroy the node; a solve still running ends at once (:meth:`request_stop`)."""
+        self._stopping.set()
+        super().destroy_node()
+
     def status_text(self) -> str:
         """One-line service statistics: calls and median time per service [ms].
 
@@ -411,6 +427,10 @@ class StateServerNode(Node):
                 if solver is not None:
                     text += f' (solver {solver:.2f} ms)'
                 parts.append(text)
+        kernels = kernel_preparation()
+        if kernels.status not in ('compiled', 'idle'):  # the first start on a machine
+            parts.append(f'kernels {kernels.status.split(":")[0]} ({kernels.elapsed:.0f} s; '
+                         'interpreted until then)')
         return 'services: ' + (', '.join(parts) if parts else 'no calls yet')
 
     # ------------------------------------------------------------------ topics
@@ -649,7 +669,7 @@ class StateServerNode(Node):
         request = IKRequest(group=group.name, targets=targets, tip_links=tuple(tips),
                             seed=seed if state is None else np.array(state.positions),
                             timeout=timeout,
-                            validity_callback=validity)
+                            validity_callback=validity, stop=self._stopping)
         start = time.perf_counter()
         result = solve_ik(model, request)
         self.stats.record('compute_ik solver', (time.perf_counter() - start) * 1e3)
@@ -748,7 +768,7 @@ class StateServerNode(Node):
         start = time.perf_counter()
         result = compute_cartesian_path(
             model, state.positions, group.name, waypoints, link=link, max_step=req.max_step,
-            global_frame=global_frame, validity=validity,
+            global_frame=global_frame, validity=validity, stop=self._stopping,
             jump_threshold=JumpThreshold(max(req.jump_threshold, 0.0),
                                          max(req.revolute_jump_threshold, 0.0),
                                          max(req.prismatic_jump_threshold, 0.0)))
