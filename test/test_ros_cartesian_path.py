@@ -240,7 +240,9 @@ def test_the_readme_request(ros, server) -> None:
     assert res.error_code.val == MoveItErrorCodes.SUCCESS, res.error_code.message
     assert res.fraction == 1.0
     p = _tip_positions(server, res)
-    corners = np.array([[w.position.x, w.position.y, w.position.z] for w in req.waypoints])
+    X_WF = server.scene.current_state.get_global_link_transform(req.header.frame_id)
+    corners = np.array([(X_WF @ [w.position.x, w.position.y, w.position.z, 1.0])[:3]
+                        for w in req.waypoints])
     np.testing.assert_allclose(p[-1], corners[-1], atol=1e-5)
     start = p[0]
     # the second line (between the two waypoints) holds every point after the first corner
