@@ -105,8 +105,11 @@ class _Client:
         return {a.object.id for a in scene.robot_state.attached_collision_objects}
 
     def close(self) -> None:
-        self.moveit2.destroy()
+        # The executor first: destroying an action client while a spinning thread waits on it
+        # raises in that thread (rcl: "action client pointer is invalid").
         self.executor.shutdown(timeout_sec=2.0)
+        self.thread.join(timeout=5.0)
+        self.moveit2.destroy()
         self.node.destroy_node()
 
 
@@ -255,7 +258,13 @@ def test_pymoveit2_planning_is_refused_at_once(client) -> None:
     trajectory = m.plan(joint_positions=[0.0] * len(ARM), timeout_sec=CALL_TIMEOUT)
     assert trajectory is None
     assert time.monotonic() - start < 2.0
-    action = pymoveit2.MoveIt2(node=client.node, joint_names=ARM, base_link_name='world',
+    # On a node and executor of its own, stopped before the action client is destroyed.
+    node = rclpy.create_node('pymoveit2_action_user', context=client.node.context)
+    executor = MultiThreadedExecutor(2, context=client.node.context)
+    executor.add_node(node)
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
+    action = pymoveit2.MoveIt2(node=node, joint_names=ARM, base_link_name='world',
                                end_effector_name='tool0', group_name='arm',
                                use_move_group_action=True)
     try:
@@ -267,4 +276,7 @@ def test_pymoveit2_planning_is_refused_at_once(client) -> None:
         assert time.monotonic() - start < CALL_TIMEOUT / 2
         assert 'reject' in (action.last_failure() or '').lower()
     finally:
+        executor.shutdown(timeout_sec=2.0)
+        spinner.join(timeout=5.0)
         action.destroy()
+        node.destroy_node()

@@ -32,7 +32,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from robot_state_core.jit.decorators import jit
+from robot_state_core.jit.decorators import after_compiled, jit
 from robot_state_core.kinematics import compiled as fk_kernels
 from robot_state_core.kinematics.compiled import forward, point_jacobian
 from robot_state_core.spatial import transforms
@@ -454,7 +454,7 @@ def _depend_on_fk_kernels(*kernels: Any) -> None:
         cache._index_key = keyed
 
 
-_depend_on_fk_kernels(iterate, search, start_single)
+after_compiled(lambda: _depend_on_fk_kernels(iterate, search, start_single))
 
 _READ_ONLY = (2, 3, 4, 11, 12, 18, 19, 24, 25, 26)
 '''Arguments of :func:`iterate` that the solver passes read-only (its kernel tables).'''

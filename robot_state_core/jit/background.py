@@ -43,7 +43,7 @@ import time
 from types import ModuleType
 from typing import Any
 
-from robot_state_core.jit import kernels
+from robot_state_core.jit import decorators, kernels
 from robot_state_core.jit.cache import cache_directory
 
 __all__ = ['KernelPreparation', 'kernel_preparation', 'load_signatures', 'read_signatures',
@@ -105,9 +105,11 @@ def load_signatures(signatures: Signatures) -> int:
 
     A signature missing from the cache (deleted files) compiles here: slow, but still correct.
     """
+    modules = {name: importlib.import_module(name) for name in signatures}
+    decorators.materialize()  # kernels of modules imported while interpreted: to numba now
     compiled = 0
     for module_name, entries in signatures.items():
-        module = importlib.import_module(module_name)
+        module = modules[module_name]
         for name, sigs in entries.items():
             kernel = getattr(module, name, None)
             if kernel is None:

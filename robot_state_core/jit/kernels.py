@@ -29,8 +29,8 @@ import threading
 from types import FunctionType, ModuleType
 from typing import Any, cast
 
-__all__ = ['compiled_in_use', 'entry_point', 'interpreted', 'on_switch', 'select', 'use_compiled',
-           'use_interpreted']
+__all__ = ['compiled_in_use', 'entry_point', 'interpreted', 'mark_deferred',
+           'on_leaving_interpreted', 'on_switch', 'select', 'use_compiled', 'use_interpreted']
 
 _lock = threading.RLock()
 _interpreted = False
@@ -40,6 +40,8 @@ _twins: dict[str, ModuleType] = {}
 _namespaces: dict[str, dict[str, Any]] = {}
 _converted: dict[int, Any] = {}
 _kernel_modules: dict[str, bool] = {}
+_deferred_ids: set[int] = set()
+_leaving: list[Callable[[], None]] = []
 
 
 def interpreted() -> bool:
@@ -66,6 +68,18 @@ def on_switch(reset: Callable[[], None]) -> None:
     """Call ``reset`` after every switch (drop cached modules, entry points, warm flags)."""
     with _lock:
         _resets.append(reset)
+
+
+def mark_deferred(function: FunctionType) -> None:
+    """Count ``function`` as a kernel: decorated while interpreted, not yet given to numba."""
+    with _lock:
+        _deferred_ids.add(id(function))
+
+
+def on_leaving_interpreted(hook: Callable[[], None]) -> None:
+    """Call ``hook`` when the process switches from the twins to the compiled kernels."""
+    with _lock:
+        _leaving.append(hook)
 
 
 def use_interpreted() -> None:
@@ -98,6 +112,10 @@ def _switch(value: bool) -> None:
     with _lock:
         if _interpreted == value:
             return
+        hooks = list(_leaving) if not value else []
+    for hook in hooks:  # (decorators.materialize: deferred kernels become dispatchers)
+        hook()
+    with _lock:
         _interpreted = value
         resets = list(_resets)
     for reset in resets:
@@ -105,7 +123,12 @@ def _switch(value: bool) -> None:
 
 
 def _python_function(value: Any) -> FunctionType | None:
-    """The function under a numba dispatcher, else None (duck-typed: numba is not imported)."""
+    """The function of a kernel (under a numba dispatcher, or deferred), else None.
+
+    Duck-typed: numba may not be imported.
+    """
+    if isinstance(value, FunctionType):
+        return value if id(value) in _deferred_ids else None
     if type(value).__module__.startswith('numba.'):
         function = getattr(value, 'py_func', None)
         if isinstance(function, FunctionType):
