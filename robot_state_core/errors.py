@@ -189,6 +189,15 @@ class ModelMismatchError(RobotStateCoreError, ValueError):
     """
 
 
+class StaleQueryObjectError(RobotStateCoreError, RuntimeError):
+    """A ``QueryObject`` was used after the fcl objects it reads were posed for another state.
+
+    The snapshots :meth:`PlanningScene.query_object` and :meth:`QueryObject.from_scene_graph`
+    return own their objects and never go stale; a snapshot built over shared objects raises
+    this instead of answering for poses it was not made for.
+    """
+
+
 class BackendUnavailableError(RobotStateCoreError, ImportError):
     """An optional backend (python-fcl for collision queries) is not installed.
 

@@ -19,6 +19,7 @@ from robot_state_core import kinematics as kin
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.ik import solver as ik
+from robot_state_core.ik.cache import default_ik_cache
 from robot_state_core.ik.solver import prepare_ik, solve_ik, solve_ik_batch
 from robot_state_core.ik.types import IKOptions, IKRequest, IKResult, IKStatus
 from robot_state_core.io.default_robot import (
@@ -190,8 +191,10 @@ def test_solver_kernel_matches_kinematics(models: dict[str, RobotModel], robot: 
     base = random_q(model, group, rng)
     base[~np.isin(np.arange(model.nq), model.group(group).active_variable_indices)] += 0.1
     model.apply_mimic(base)
-    _, entry, msg = ik._resolve(model, group, tips, len(tips), False)
+    _, entry, order, msg = ik._resolve(default_ik_cache(), model,
+                                     group, tips, len(tips), False)
     assert entry is not None, msg
+    links = [links[i] for i in order]  # the problem's tips are in link order
     k = entry.kernel
     qs = np.stack([random_q(model, group, rng, base) for _ in range(4)])
     search = ik._Search(model, entry, base[None],

@@ -21,6 +21,7 @@ import robot_corpus
 
 from robot_state_core import kinematics as kin
 from robot_state_core.ik import solver as ik
+from robot_state_core.ik.cache import default_ik_cache
 from robot_state_core.ik.types import IKOptions, IKRequest
 from robot_state_core.io.default_robot import (
     default_robot_srdf_path,
@@ -82,8 +83,10 @@ def _search(model: RobotModel, group: str, tips: list[str], position_only: bool,
             seed: int, options: IKOptions | None = None,
             compiled: bool = True) -> ik._Search:
     """A search with targets from FK of a random configuration (seeded)."""
-    _, entry, msg = ik._resolve(model, group, tips, len(tips), position_only)
+    _, entry, order, msg = ik._resolve(default_ik_cache(), model,
+                                     group, tips, len(tips), position_only)
     assert entry is not None, msg
+    tips = [tips[i] for i in order]  # the problem's tips are in link order
     assert entry.kernel.compiled
     if not compiled:
         entry = ik._KernelCache(dataclasses.replace(entry.kernel, compiled=False))
@@ -268,8 +271,10 @@ def test_compiled_set_up_matches_numpy_set_up(models: dict[str, RobotModel], rob
     the rows, the ranked pool and the bookkeeping are equal.
     """
     model = models[robot]
-    _, entry, msg = ik._resolve(model, group, tips, len(tips), position_only)
+    _, entry, order, msg = ik._resolve(default_ik_cache(), model,
+                                     group, tips, len(tips), position_only)
     assert entry is not None, msg
+    tips = [tips[i] for i in order]  # the problem's tips are in link order
     k = entry.kernel
     seed = np.array(model.default_positions)
     seed[k.q_active] = _random_rows(model, k, np.random.default_rng(5), 1)[0] + 3.0
@@ -312,8 +317,10 @@ def test_a_reused_workspace_follows_a_moving_base(models: dict[str, RobotModel])
                  [-3.0, 0.2, -1.0], [0.0, 0.0, 0.0]):
         seed = np.array(model.default_positions)
         seed[base] = pose
-        _, entry, _ = ik._resolve(model, 'arm', ['tool0'], 1, False)
+        _, entry, order, _ = ik._resolve(default_ik_cache(), model,
+                                         'arm', ['tool0'], 1, False)
         assert entry is not None
+        assert order == (0,)
         q = seed.copy()
         q[entry.kernel.q_active] = _random_rows(model, entry.kernel, rng, 1)[0]
         X = kin.forward_kinematics(model, q)[tip]

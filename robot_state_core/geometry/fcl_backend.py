@@ -283,7 +283,7 @@ def make_collision_geometry(shape: Shape) -> Any:
         return fcl.Halfspace(np.array([0.0, 0.0, 1.0]), 0.0)
     if isinstance(shape, Mesh | Convex):
         key = meshes.cache_key(shape)
-        tagged = ('fcl', type(shape).__name__, *key)
+        tagged = ('fcl', type(shape).__name__, *key, meshes.file_identity(key[0]))
         geometry = meshes.cached(tagged)
         if geometry is None:
             if isinstance(shape, Mesh):
@@ -356,6 +356,8 @@ class FclObjects:
 
     Attributes:
         ids: (G,) read-only ids reported in results.
+        generation: Counts the changes of poses and ids (a snapshot over these objects is
+            stale once it moved on).
     """
 
     def __init__(self, shapes: Sequence[Shape], ids: Sequence[int] | None = None, *,
@@ -406,6 +408,7 @@ class FclObjects:
         self._local_boxes()
         self._X_WG = np.tile(np.eye(4), (n, 1, 1))
         self._stale = np.zeros(n, dtype=bool)  # pose recorded but not yet pushed to fcl
+        self.generation = 0  # bumped whenever poses or ids change (QueryObject checks it)
         self._box_lo = np.zeros((n, 3))
         self._box_hi = np.zeros((n, 3))
         self._update_boxes()
@@ -491,6 +494,7 @@ class FclObjects:
         self.ids = np.array(id_list, dtype=np.int64)
         self.ids.setflags(write=False)
         self._id_list = id_list
+        self.generation += 1
 
     def _check_index(self, index: int) -> int:
         i = int(index)
@@ -546,6 +550,7 @@ class FclObjects:
             self._poses_changed()
 
     def _poses_changed(self) -> None:
+        self.generation += 1
         self._manager_stale = True
         self._pose_index = None
         self._exact_cache.clear()

@@ -2,8 +2,11 @@
 
 :func:`load_mesh` reads STL, OBJ, PLY, OFF, glTF and, when ``pycollada`` is installed, COLLADA
 (``.dae``) files through trimesh, applies the description's per-axis ``scale`` and caches the
-result per ``(real path, scale)``: every geometry that names the same file at the same scale
-shares one vertex/face array pair (and, in the fcl backend, one BVH). Duplicate vertices are
+result per ``(real path, scale, file identity)``: every geometry that names the same file at the
+same scale shares one vertex/face array pair (and, in the fcl backend, one BVH). The file
+identity (:func:`file_identity`: size, modification time, inode) is read on every look-up, so a
+file rewritten on disk is read again by the next model, scene or query object that uses it;
+what was built from the old file keeps the old geometry. Duplicate vertices are
 merged (STL stores three per triangle), so vertex counts are those of the welded mesh.
 
 :func:`convex_hull` is a small numpy quickhull (trimesh's hull needs scipy, which the project
@@ -59,6 +62,7 @@ __all__ = [
     'clear_mesh_cache',
     'convex_hull',
     'euler_characteristic',
+    'file_identity',
     'hull_planes',
     'load_mesh',
     'mesh_cache_info',
@@ -234,6 +238,20 @@ def _real_file_path(path: str) -> str:
     return os.path.realpath(path)
 
 
+def file_identity(path: str) -> tuple[int, int, int]:
+    """``(size, mtime_ns, inode)`` of a mesh file, ``(0, 0, 0)`` for an in-memory or missing one.
+
+    Part of every cache key of a file's data, so a changed file is never served from the cache.
+    """
+    if path.startswith(MEMORY_SCHEME):
+        return (0, 0, 0)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (0, 0, 0)  # (the loader reports the missing file)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
 def _check_scale(scale: ArrayLike) -> tuple[float, float, float]:
     s = np.asarray(scale, dtype=np.float64).reshape(-1)
     if s.shape == (1,):
@@ -320,7 +338,7 @@ _Arrays = tuple[FloatArray, Int64Array]
 
 
 def _load_cached(path: str, scale: tuple[float, float, float]) -> _Arrays:
-    key = ('mesh', path, scale)
+    key = ('mesh', path, scale, file_identity(path))
     hit = _STORE.get(key)
     if hit is not None:
         return cast(_Arrays, hit)  # what was put under this key
@@ -461,7 +479,7 @@ def register_mesh_arrays(vertices: FloatArray, faces: Int64Array) -> str:
 
 def mesh_hull(path: str | os.PathLike[str],
               scale: ArrayLike = (1.0, 1.0, 1.0)) -> tuple[FloatArray, Int64Array]:
-    """The convex hull of a (scaled) mesh file, cached per ``(real path, scale)``.
+    """The convex hull of a (scaled) mesh file, cached per ``(real path, scale, identity)``.
 
     Returns:
         ``(vertices, faces)`` of the hull, as :func:`convex_hull`; read-only.
@@ -475,7 +493,7 @@ def mesh_hull(path: str | os.PathLike[str],
 
 
 def _hull_cached(path: str, scale: tuple[float, float, float]) -> _Arrays:
-    key = ('hull', path, scale)
+    key = ('hull', path, scale, file_identity(path))
     hit = _STORE.get(key)
     if hit is not None:
         return cast(_Arrays, hit)  # what was put under this key

@@ -22,8 +22,12 @@ poses) and :meth:`robot_state_core.scene.planning_scene.PlanningScene.query_obje
 scene's robot; the scene keeps its fcl objects and compiled arrays between queries, so a query
 costs one batched pose product plus the narrow phase).
 
-A snapshot is valid until the next query of its producer (Drake: "never stored across
-callbacks"): a later snapshot of the same producer re-poses the same fcl objects.
+Both producers return **baked** snapshots: each owns its posed fcl objects, so it answers for
+its poses for as long as it is kept, whatever its producer does next (Drake's QueryObject is
+either live or baked; ours are baked). The planning scene's own queries use snapshots over the
+thread's shared fcl objects, answered at once; a snapshot used after its objects were posed
+for another state raises :class:`~robot_state_core.errors.StaleQueryObjectError` instead of
+answering for poses it was not made for.
 
 Our additions: every query takes an optional ``pairs`` argument, a subset of
 :meth:`QueryObject.candidate_pairs` (positions into :attr:`QueryObject.geometry_ids`), which is
@@ -41,7 +45,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robot_state_core._typing import FloatArray, Int64Array, IntArray
-from robot_state_core.errors import GeometryRegistrationError, InvalidArgumentError
+from robot_state_core.errors import (
+    GeometryRegistrationError,
+    InvalidArgumentError,
+    StaleQueryObjectError,
+)
 from robot_state_core.geometry.fcl_backend import Broadphase, FclObjects
 from robot_state_core.geometry.identifiers import GeometryId
 from robot_state_core.geometry.inspector import SceneGraphInspector
@@ -93,8 +101,8 @@ class QueryObject:
         geometry_ids: ``(G,)`` the snapshot's geometries, in index order (read-only).
     """
 
-    __slots__ = ('_candidate_set', '_candidates', '_index', '_inspector', '_objects',
-                 'geometry_ids')
+    __slots__ = ('_candidate_set', '_candidates', '_generation', '_index', '_inspector',
+                 '_objects', 'geometry_ids')
 
     def __init__(self, inspector: SceneGraphInspector, objects: FclObjects,
                  geometry_ids: Int64Array, candidates: IntArray,
@@ -111,6 +119,7 @@ class QueryObject:
         """
         self._inspector = inspector
         self._objects = objects
+        self._generation = objects.generation
         self.geometry_ids = geometry_ids
         self._candidates = candidates
         self._candidate_set: set[tuple[int, int]] | None = None
@@ -172,7 +181,7 @@ class QueryObject:
             GeometryRegistrationError: Not a geometry of the snapshot.
         """
         k = self._position(geometry_id, 'QueryObject.get_pose_in_world')
-        out: FloatArray = self._objects.X_WG[k]
+        out: FloatArray = self._fresh().X_WG[k]
         return out
 
     def _pairs(self, pairs: ArrayLike | None) -> IntArray:
@@ -182,6 +191,16 @@ class QueryObject:
             return pairs  # the scene's selections: no conversion per query
         out: IntArray = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
         return out
+
+    def _fresh(self) -> FclObjects:
+        """The snapshot's fcl objects; StaleQueryObjectError once they were posed anew."""
+        objects = self._objects
+        if objects.generation != self._generation:
+            raise StaleQueryObjectError(
+                'QueryObject: its geometries were posed for another state after the snapshot '
+                'was taken (a snapshot over shared fcl objects is valid until their next '
+                'query; PlanningScene.query_object returns one that stays valid)')
+        return objects
 
     # ------------------------------------------------------------------ queries
 
@@ -196,7 +215,7 @@ class QueryObject:
             broadphase: Overrides the snapshot's broad phase.
         """
         table = self._pairs(pairs)
-        return len(table) > 0 and self._objects.any_collision(table, broadphase=broadphase)
+        return len(table) > 0 and self._fresh().any_collision(table, broadphase=broadphase)
 
     def compute_point_pair_penetration(
             self, *, pairs: ArrayLike | None = None, max_contacts_per_pair: int = 1,
@@ -216,7 +235,7 @@ class QueryObject:
         table = self._pairs(pairs)
         if len(table) == 0:
             return []
-        return self._objects.collide_pairs(table, max_contacts_per_pair, max_contacts,
+        return self._fresh().collide_pairs(table, max_contacts_per_pair, max_contacts,
                                            broadphase=broadphase)
 
     def compute_signed_distance_pairwise_closest_points(
@@ -234,7 +253,7 @@ class QueryObject:
         table = self._pairs(pairs)
         if len(table) == 0:
             return []
-        return self._objects.distance_pairs(table, max_distance, broadphase=broadphase)
+        return self._fresh().distance_pairs(table, max_distance, broadphase=broadphase)
 
     def compute_signed_distance_pair_closest_points(
             self, geometry_id_A: GeometryId,
@@ -259,7 +278,7 @@ class QueryObject:
             raise InvalidArgumentError(
                 f'{where}: the pair ({geometry_id_A}, {geometry_id_B}) is filtered (same frame, '
                 'a filter declaration or a compiled filter)')
-        return self._objects.distance_pairs(np.array([[a, b]]), broadphase='pairs')[0]
+        return self._fresh().distance_pairs(np.array([[a, b]]), broadphase='pairs')[0]
 
     def compute_signed_distance_to_point(self, p_WQ: ArrayLike,
                                          threshold: float = math.inf
@@ -268,14 +287,14 @@ class QueryObject:
 
         Drake ``ComputeSignedDistanceToPoint``.
         """
-        return self._objects.signed_distance_to_point(p_WQ, None, threshold)
+        return self._fresh().signed_distance_to_point(p_WQ, None, threshold)
 
     def find_collision_candidates(self) -> list[tuple[GeometryId, GeometryId]]:
         """Candidate pairs whose world AABBs overlap (Drake ``FindCollisionCandidates``)."""
         table = self._candidates
         if len(table) == 0:
             return []
-        lo, hi = self._objects.world_aabbs()
+        lo, hi = self._fresh().world_aabbs()
         hit = table[aabb_overlaps(lo, hi, table)]
         ids = self.geometry_ids
         return [(GeometryId(int(ids[a])), GeometryId(int(ids[b]))) for a, b in hit.tolist()]
@@ -299,7 +318,7 @@ class QueryObject:
         table = self._pairs(pairs)
         if len(table) == 0:
             return None
-        objects = self._objects
+        objects = self._fresh()
         lo, hi = objects.world_aabbs()
         gaps = aabb_gaps(lo, hi, table)
         k = int(np.argmin(gaps))

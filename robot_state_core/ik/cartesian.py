@@ -41,6 +41,7 @@ from numpy.typing import ArrayLike
 from robot_state_core._typing import FloatArray
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError
+from robot_state_core.ik.cache import IKCache
 from robot_state_core.ik.solver import solve_ik
 from robot_state_core.ik.types import IKOptions, IKRequest
 from robot_state_core.kinematics import bounds
@@ -127,9 +128,9 @@ class _Segmenter:
     def __init__(self, model: RobotModel, group: str, link: str, link_index: int,
                  X_LF: FloatArray, precision: CartesianPrecision, validity: ValidityFn | None,
                  options: IKOptions | None, timeout: float | None,
-                 stop: threading.Event | None) -> None:
+                 stop: threading.Event | None, cache: IKCache | None) -> None:
         self.model, self.group, self.link, self.li = model, group, link, link_index
-        self.stop = stop
+        self.stop, self.cache = stop, cache
         self.X_LF = X_LF  # the moved frame F on the link (MoveIt's link_offset)
         self.X_FL = np.linalg.inv(X_LF)
         self.precision = precision
@@ -150,7 +151,7 @@ class _Segmenter:
                             timeout=self.timeout, validity_callback=self.validity,
                             stop=self.stop,
                             **({'options': self.options} if self.options is not None else {}))
-        result = solve_ik(self.model, request)
+        result = solve_ik(self.model, request, cache=self.cache)
         return np.array(result.q) if result.success else None
 
     def straight(self, q0: FloatArray, q1: FloatArray, X0: FloatArray, X1: FloatArray,
@@ -242,7 +243,8 @@ def compute_cartesian_path(model: RobotModel, start: ArrayLike, group: str,
                            validity: ValidityFn | None = None,
                            ik_options: IKOptions | None = None,
                            timeout: float | None = None,
-                           stop: threading.Event | None = None) -> CartesianPathResult:
+                           stop: threading.Event | None = None,
+                           cache: IKCache | None = None) -> CartesianPathResult:
     """Move ``link`` in straight lines through ``waypoints`` (module docstring; MoveIt's).
 
     Args:
@@ -265,6 +267,7 @@ def compute_cartesian_path(model: RobotModel, start: ArrayLike, group: str,
         ik_options: IK settings (default: the solver's).
         timeout: IK timeout per pose [s] (default: the group's).
         stop: Set from another thread to end the path at the next IK call (``IKRequest.stop``).
+        cache: The IK problems' cache (``solve_ik``); ``None``: the process's default one.
 
     Returns:
         The path (start first), the fraction reached and why it ended early.
@@ -295,7 +298,7 @@ def compute_cartesian_path(model: RobotModel, start: ArrayLike, group: str,
     X_LF = np.eye(4) if link_offset is None else as_pose(link_offset, 'compute_cartesian_path',
                                                           'link_offset')
     seg = _Segmenter(model, group, tip, li, X_LF, precision, validity, ik_options, timeout,
-                     stop)
+                     stop, cache)
     path: list[FloatArray] = [q0]
     fraction = 0.0
     message = ''

@@ -18,9 +18,10 @@ with our own solver instead of a ``KinematicsBase`` plugin:
 
 Algorithm (one search = ``num_seeds`` configurations iterated as one array):
 
-1. Compile, once per (model, group, tips), the problem's index tables: the active variables
-   ``z``, the velocity columns of the joints they move (mimic followers folded onto their
-   sources) and the Jacobian tables of the tips.
+1. Compile, once per (model, group, set of tips), the problem's index tables: the active
+   variables ``z``, the velocity columns of the joints they move (mimic followers folded onto
+   their sources) and the Jacobian tables of the tips. They are kept with the problem's sample
+   table and scratch arrays in a bounded :class:`~.cache.IKCache`, never on the model.
 2. Each iteration completes every row's configuration from ``z`` and runs the package's one
    FK kernel and one Jacobian kernel (:mod:`robot_state_core.kinematics.compiled`) on all
    rows at once: the tip poses, the model-frame error
@@ -52,8 +53,8 @@ request runs steps 2-5 in compiled bursts (best row, stall and pool restarts inc
 returning to Python to read the clock, for candidates (bounds check, validity callback) and
 for fresh samples; its set-up (seed projection, pool ranking, rows) is one compiled call too.
 The arrays of a single compiled search live in a per-thread workspace of the kernel entry,
-reused from request to request (``_Workspace``), and resolved (group, tips) pairs are cached
-per model, so a request's Python set-up is a few dozen operations. The numpy functions
+reused from request to request (``_Workspace``), and the cache remembers resolved (group, tips)
+names, so a request's Python set-up is a few dozen operations. The numpy functions
 below stay the reference and the path of planar, floating and rpy_floating variables; the
 tests check that both paths take the same steps.
 
@@ -88,6 +89,7 @@ from robot_state_core.errors import (
     RobotStateCoreError,
     UnknownNameError,
 )
+from robot_state_core.ik.cache import default_ik_cache, IKCache
 from robot_state_core.ik.types import IKOptions, IKRequest, IKResult, IKStatus, ValidityCallback
 from robot_state_core.jit import kernels
 from robot_state_core.kinematics.forward import multi_dof_motions, run_forward
@@ -104,6 +106,7 @@ from robot_state_core.spatial.transforms import (
 )
 
 __all__ = [
+    'MAX_TIP_LINKS',
     'damped_least_squares',
     'prepare_ik',
     'retarget_pose',
@@ -165,29 +168,19 @@ class _Kernel:
 
 @dataclass
 class _KernelCache:
+    """A problem's entry of an :class:`~robot_state_core.ik.cache.IKCache`."""
+
     kernel: _Kernel
     table: tuple[bytes, tuple[FloatArray, FloatArray, FloatArray, BoolArray]] | None = None
-    iteration_cost: dict[int, float] = field(default_factory=dict)  # rows -> seconds
     # Per thread: the idle workspace of single compiled searches (see _Workspace).
     local: threading.local = field(default_factory=threading.local)
 
 
-def _kernel_table(model: RobotModel) -> dict[tuple[str, tuple[int, ...], bool], _KernelCache]:
-    """The model's table of compiled IK kernels, filled on first use of each problem shape."""
-    del model  # the table starts empty; entries are compiled by _kernel
-    return {}
-
-
-def _kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, ...],
+def _kernel(cache: IKCache, model: RobotModel, group: JointModelGroup, tips: tuple[int, ...],
             position_only: bool) -> _KernelCache:
-    """The compiled kernel of a problem (owned by the model, see ``RobotModel.derived``)."""
-    cache = model.derived(_kernel_table)
-    key = (group.name, tips, position_only)
-    entry = cache.get(key)
-    if entry is None:
-        entry = _KernelCache(_compile_kernel(model, group, tips, position_only))
-        cache[key] = entry
-    return entry
+    """The set-up of a problem (tips in link order), from ``cache`` or built now."""
+    return cache.problem(model, (group.name, tips, position_only), lambda: _KernelCache(
+        _compile_kernel(model, group, tips, position_only)))
 
 
 
@@ -618,7 +611,7 @@ class _Search:
         k, o, model = self.k, self.options, self.model
         K = o.num_seeds
         self.plan = kinematics.plan(model)
-        size = max(K - 1, min(_POOL_FACTOR * K, _POOL_ROWS))
+        size = _pool_size(K, 1)
         ws = _Workspace.take(self, K, size)
         self.workspace = ws
         base = ws.base
@@ -743,7 +736,7 @@ class _Search:
         table of samples whose tip poses are known, so only the scoring costs time.
         """
         P, k = self.P, self.k
-        size = max(K - 1, min(_POOL_FACTOR * K, _POOL_ROWS // P))
+        size = _pool_size(K, P)
         table = self._table() if P == 1 else None
         if table is not None:
             z_table, p_table, r_table, known = table
@@ -929,10 +922,10 @@ class _Search:
         """
         k, o = self.k, self.options
         ptol, rtol = o.position_tolerance, o.orientation_tolerance
-        costs = self.entry.iteration_cost
         burst = k.compiled and self.P == 1
-        key = -self.z.shape[0] if burst else self.z.shape[0]
-        cost = costs.get(key, 0.0)  # running mean of the iteration time [s]
+        # Running mean of this search's iteration time [s] (measured per request, so an
+        # answer never depends on earlier requests).
+        cost = 0.0
         while True:
             start = time.perf_counter()
             # Start an iteration only if it finishes in time; a single problem always gets
@@ -954,7 +947,6 @@ class _Search:
                 self.iterations += abs(ran)
                 elapsed = (time.perf_counter() - start) / abs(ran)
                 cost = elapsed if cost == 0.0 else 0.7 * cost + 0.3 * min(elapsed, 2.0 * cost)
-                costs[key] = cost
                 if ran > 0:
                     continue
                 # The last iteration has a candidate or needs fresh samples: finish it here.
@@ -1020,7 +1012,6 @@ class _Search:
             # Spikes (preemption, GC) are clipped so one slow iteration does not stop later
             # searches from starting.
             cost = elapsed if cost == 0.0 else 0.7 * cost + 0.3 * min(elapsed, 2.0 * cost)
-            costs[self.z.shape[0]] = cost
 
     def _track_best(self, norm: FloatArray, perr: FloatArray, rerr: FloatArray) -> None:
         """Remember each problem's best row so far (for ``return_approximate``)."""
@@ -1117,6 +1108,8 @@ _BURST = 16
 _COST_MARGIN = 1.25
 '''An iteration starts only if ``now + margin * mean iteration time`` is before the deadline.'''
 _POOL_ROWS = 4096
+MAX_TIP_LINKS = 16
+'''Most tip links in one request (each distinct set of tips is a problem to set up).'''
 '''Pool samples of all problems together, at most (bounds the set-up cost of batches).'''
 
 
@@ -1235,74 +1228,95 @@ def _resolve_timeout(timeout: float | None, group: JointModelGroup) -> tuple[flo
     return (t if t > 0.0 else float(group.default_ik_timeout)), ''
 
 
-def _resolved_table(model: RobotModel) -> dict[tuple[str, tuple[str, ...], int, bool],
-                                                tuple[JointModelGroup, _KernelCache]]:
-    """The model's table of resolved requests (group, tips) -> (group, kernel), filled by use."""
-    del model  # the table starts empty; _resolve fills it
-    return {}
+def _pool_size(K: int, P: int) -> int:
+    """Restart pool samples per problem of ``P`` problems with ``K`` rows each.
+
+    While the kernels compile (interpreted twins, jit/background.py) the pool is only the
+    ``K - 1`` first restarts: ranking a full pool evaluates FK of 32 K samples, 90 % of an
+    interpreted solve (so a 50 ms timeout ran out before the third iteration). The answers
+    then differ from the compiled kernels' (another pool), and are checked the same way.
+    """
+    if kernels.interpreted():
+        return max(K - 1, 1)
+    return max(K - 1, min(_POOL_FACTOR * K, _POOL_ROWS // P))
 
 
-def _resolve(model: RobotModel, group_name: str, tip_names: Sequence[str], n_targets: int,
-             position_only: bool) -> tuple[Any, _KernelCache | None, str]:
-    """Group and kernel for the request, or an error message.
+def _cache(cache: IKCache | None) -> IKCache:
+    """``cache``, or the process's default one for ``None`` (an empty cache is falsy)."""
+    return default_ik_cache() if cache is None else cache
 
-    A request whose group name is a ``str`` and tips a ``tuple`` of ``str`` looks its answer
-    up in a per-model table (one dict lookup instead of ~5 µs of checks) once it has resolved.
+
+def _resolve(cache: IKCache, model: RobotModel, group_name: str, tip_names: Sequence[str],
+             n_targets: int, position_only: bool
+             ) -> tuple[Any, _KernelCache | None, tuple[int, ...], str]:
+    """Group, problem set-up and target order for the request, or an error message.
+
+    The tips are a set: the problem's tips are in link order, and ``order`` lists the
+    request's targets in that order. A request whose group name is a ``str`` and tips a
+    ``tuple`` of ``str`` finds its resolution in the cache's memo once it has resolved.
     """
     key = None
     if type(group_name) is str and isinstance(tip_names, tuple) and all(
             type(t) is str for t in tip_names):
         key = (group_name, tip_names, n_targets, bool(position_only))
-        hit = model.derived(_resolved_table).get(key)
+        hit = cache.named(model, key)
         if hit is not None:
-            return hit[0], hit[1], ''
-    group, k, msg = _resolve_checked(model, group_name, tip_names, n_targets, position_only)
-    if key is not None and k is not None:
-        model.derived(_resolved_table)[key] = (group, k)
-    return group, k, msg
+            group, tips, order = hit
+            return group, _kernel(cache, model, group, tips, position_only), order, ''
+    group, tips, order, msg = _resolve_checked(model, group_name, tip_names, n_targets)
+    if msg:
+        return group, None, (), msg
+    try:
+        entry = _kernel(cache, model, group, tips, position_only)
+    except ValueError as err:
+        return group, None, (), str(err)
+    if key is not None:
+        cache.remember_name(model, key, (group, tips, order))
+    return group, entry, order, ''
 
 
 def _resolve_checked(model: RobotModel, group_name: str, tip_names: Sequence[str],
-                     n_targets: int, position_only: bool
-                     ) -> tuple[Any, _KernelCache | None, str]:
-    """:func:`_resolve` without the table."""
+                     n_targets: int) -> tuple[Any, tuple[int, ...], tuple[int, ...], str]:
+    """:func:`_resolve`'s checks: group, tips in link order and the targets' order."""
     try:
         group = model.group(group_name)
     except RobotStateCoreError as err:
-        return None, None, str(err)
+        return None, (), (), str(err)
     if isinstance(tip_names, str) or not isinstance(tip_names, Sequence) or not all(
             isinstance(t, str) for t in tip_names):
-        return group, None, f'tip links must be a sequence of link names, got {tip_names!r}'
+        return group, (), (), f'tip links must be a sequence of link names, got {tip_names!r}'
+    if len(tip_names) > MAX_TIP_LINKS:
+        return group, (), (), (f'{len(tip_names)} tip links; at most {MAX_TIP_LINKS} per '
+                               'request')
     tips = tuple(tip_names) or ((group.tip_link,) if group.tip_link else ())
     if not tips:
-        return group, None, (f'group {group_name!r} is not a chain and has no tip link; pass '
-                             'tip_links')
+        return group, (), (), (f'group {group_name!r} is not a chain and has no tip link; pass '
+                               'tip_links')
     if len(tips) != n_targets:
-        return group, None, (f'{n_targets} target(s) for {len(tips)} tip link(s) '
-                             f'{list(tips)}; give one target per tip')
+        return group, (), (), (f'{n_targets} target(s) for {len(tips)} tip link(s) '
+                               f'{list(tips)}; give one target per tip')
     if len(set(tips)) != len(tips):
-        return group, None, f'tip links {list(tips)} repeat a link'
+        return group, (), (), f'tip links {list(tips)} repeat a link'
     indices = []
     for name in tips:
         if not model.has_link(name):
-            return group, None, str(UnknownNameError(name, 'link', model.link_names))
+            return group, (), (), str(UnknownNameError(name, 'link', model.link_names))
         indices.append(model.link_index(name))
     if group.active_variable_count == 0:
-        return group, None, f'group {group_name!r} has no active variables'
-    try:
-        k = _kernel(model, group, tuple(indices), position_only)
-    except ValueError as err:
-        return group, None, str(err)
-    return group, k, ''
+        return group, (), (), f'group {group_name!r} has no active variables'
+    order = tuple(sorted(range(len(indices)), key=indices.__getitem__))
+    return group, tuple(indices[i] for i in order), order, ''
 
 
-def solve_ik(model: RobotModel, request: IKRequest) -> IKResult:
+def solve_ik(model: RobotModel, request: IKRequest, *, cache: IKCache | None = None) -> IKResult:
     """Solve one IK request (MoveIt ``RobotState::setFromIK``, RS-70..RS-80).
 
     Args:
         model: The robot model (``RobotModel``).
         request: Group, targets ``X_WT`` in the model frame, tips, seed, timeout [s], options
             and validity callback.
+        cache: Where the problem's set-up is kept (:class:`~robot_state_core.ik.cache.IKCache`);
+            ``None``: the process's default cache. The answer does not depend on it.
 
     Returns:
         The result. Malformed requests (unknown group or link, wrong shapes, non-finite or
@@ -1339,14 +1353,16 @@ def solve_ik(model: RobotModel, request: IKRequest) -> IKResult:
         checked.append(a)
     if not checked:
         return _invalid(model, seed, 'solve_ik: no targets', start)
-    group, k, msg = _resolve(model, request.group, request.tip_links, len(checked),
-                             request.options.position_only)
+    group, k, order, msg = _resolve(_cache(cache), model, request.group,
+                                    request.tip_links, len(checked),
+                                    request.options.position_only)
     if k is None:
         return _invalid(model, seed, f'solve_ik: {msg}', start)
     timeout, msg = _resolve_timeout(request.timeout, group)
     if timeout is None:
         return _invalid(model, seed, f'solve_ik: {msg}', start)
-    X_WT = checked[0][None, None] if len(checked) == 1 else np.stack(checked)[None]
+    X_WT = checked[0][None, None] if len(checked) == 1 else np.stack(
+        [checked[i] for i in order])[None]
     results = _run(model, k, seed[None], X_WT, request.options, request.validity_callback,
                    start, start + timeout, request.stop)
     return results[0]
@@ -1356,7 +1372,8 @@ def solve_ik_batch(model: RobotModel, group: str, targets: ArrayLike,
                    seeds: ArrayLike | None = None, *, tip_link: str | None = None,
                    timeout_per_target: float | None = None,
                    options: IKOptions | None = None,
-                   validity_callback: ValidityCallback | None = None) -> list[IKResult]:
+                   validity_callback: ValidityCallback | None = None,
+                   cache: IKCache | None = None) -> list[IKResult]:
     """Solve many single-tip IK problems at once, iterated as one array.
 
     Every target gets ``options.num_seeds`` rows (its seed plus random samples); a target's
@@ -1373,6 +1390,7 @@ def solve_ik_batch(model: RobotModel, group: str, targets: ArrayLike,
         timeout_per_target: Budget per target [s]; ``None`` or ``<= 0``: the group default.
         options: Solver settings (``random_seed`` seeds the whole batch).
         validity_callback: ``fn(q) -> bool`` veto on full ``(nq,)`` candidates.
+        cache: Where the problem's set-up is kept; ``None``: the process's default cache.
 
     Returns:
         One :class:`IKResult` per target, in order. A malformed target gives INVALID_REQUEST
@@ -1412,7 +1430,8 @@ def solve_ik_batch(model: RobotModel, group: str, targets: ArrayLike,
     _, msg = _check_seed_quaternions(model, S)
     if msg:
         return [_invalid(model, None, f'solve_ik_batch: {msg}', start) for _ in range(M)]
-    g, k, msg = _resolve(model, group, (tip_link,) if tip_link else (), 1, opts.position_only)
+    g, k, _, msg = _resolve(_cache(cache), model, group,
+                            (tip_link,) if tip_link else (), 1, opts.position_only)
     if k is None:
         return [_invalid(model, S[i], f'solve_ik_batch: {msg}', start) for i in range(M)]
     timeout, msg = _resolve_timeout(timeout_per_target, g)
@@ -1436,7 +1455,8 @@ def solve_ik_batch(model: RobotModel, group: str, targets: ArrayLike,
 
 
 def prepare_ik(model: RobotModel, group: str, tip_links: Sequence[str] = (), *,
-               position_only: bool = False, seed: ArrayLike | None = None) -> None:
+               position_only: bool = False, seed: ArrayLike | None = None,
+               cache: IKCache | None = None) -> None:
     """Compile the IK kernel of a (group, tips) pair and fill its sample table now.
 
     The first request for a (group, tips, position_only) combination otherwise pays about
@@ -1452,6 +1472,7 @@ def prepare_ik(model: RobotModel, group: str, tip_links: Sequence[str] = (), *,
         position_only: Prepare position-only requests instead of full-pose ones.
         seed: ``(nq,)`` configuration whose non-group variables the requests will use (the
             cached constants depend on them); ``None``: the default positions.
+        cache: The cache the requests will use; ``None``: the process's default cache.
 
     Raises:
         InvalidArgumentError: The group, tips or seed are invalid (the message says why).
@@ -1462,7 +1483,8 @@ def prepare_ik(model: RobotModel, group: str, tip_links: Sequence[str] = (), *,
         raise InvalidArgumentError(f'prepare_ik: {msg}')
     tips = tuple(tip_links)
     count = len(tips) or 1
-    _, entry, msg = _resolve(model, group, tips, count, position_only)
+    _, entry, _, msg = _resolve(_cache(cache), model, group, tips, count,
+                                position_only)
     if entry is None:
         raise InvalidArgumentError(f'prepare_ik: {msg}')
     search = _Search(model, entry, q[None], np.broadcast_to(np.eye(4), (1, count, 4, 4)),

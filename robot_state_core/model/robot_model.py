@@ -347,9 +347,10 @@ class RobotModel:
         Higher layers compile their per-model plans through this (``kinematics.plan``,
         the bounds and state plans): each ``build`` function runs at most once per model
         (concurrent first calls may both build; one result is kept for everyone), and its
-        result must be immutable, or a cache of values that depend only on the model (IK's
-        compiled kernels, the Jacobian's link columns). The model owns the table; nothing is
-        stored on it from outside.
+        result must be immutable, or a cache of values that depend only on the model and are
+        bounded by its size (the Jacobian's link columns). Nothing whose size depends on the
+        requests lives here (the IK solver's problems live in an ``IKCache``). The model owns
+        the table; nothing is stored on it from outside.
 
         Args:
             build: A module-level function of the model returning the plan.
@@ -553,13 +554,21 @@ class RobotModel:
                 j for j, joint in enumerate(self.joints) for _ in joint.info.velocity_suffixes],
                 'velocity variable')
         limits = np.array([lower, upper]) if names else np.zeros((2, 0))
-        huge = np.isnan(limits) | (np.isfinite(limits) & (np.abs(limits) > MAX_POSITION_LIMIT))
-        if huge.any():
-            v = int(np.flatnonzero(huge.any(axis=0))[0])
+        if np.isnan(limits).any():
+            v = int(np.flatnonzero(np.isnan(limits).any(axis=0))[0])
             raise ModelError(f'RobotModel: joint {self.joint_names[owner[v]]!r} has position '
-                             f'limits [{lower[v]:g}, {upper[v]:g}]; limits beyond '
-                             f'±{MAX_POSITION_LIMIT:g} (rad or m) are not usable (random '
-                             'samples, IK errors and Jacobians overflow); MAX_POSITION_LIMIT')
+                             f'limits [{lower[v]:g}, {upper[v]:g}]; a NaN limit is not usable')
+        huge = np.asarray(bounded, dtype=bool) & (np.abs(limits) > MAX_POSITION_LIMIT)
+        for v in np.flatnonzero(huge.any(axis=0)).tolist():
+            # urdfdom and robot_state_publisher keep any finite limit; MoveIt would sample inf
+            # between them. The model clamps them (decision L20); the scene graph keeps them.
+            name = self.joint_names[owner[v]]
+            clamped = (max(lower[v], -MAX_POSITION_LIMIT), min(upper[v], MAX_POSITION_LIMIT))
+            self._warn(f'joint {name!r} has position limits [{lower[v]:g}, {upper[v]:g}] beyond '
+                       f'±{MAX_POSITION_LIMIT:g} (rad or m), where sampling, IK errors and '
+                       f'Jacobians overflow; the model uses [{clamped[0]:g}, {clamped[1]:g}] '
+                       '(MAX_POSITION_LIMIT)', False, 'clamped_limit', repr(name))
+            lower[v], upper[v] = clamped
         self.variable_joint = _ro(owner, np.intp)
         self.variable_lower = _ro(lower)
         self.variable_upper = _ro(upper)

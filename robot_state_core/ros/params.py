@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType
+from rcl_interfaces.msg import (
+    FloatingPointRange,
+    IntegerRange,
+    ParameterDescriptor,
+    ParameterType,
+)
 
 from robot_state_core.ros.distro import ros_distro
 
@@ -177,6 +182,11 @@ _SERVER_PARAMETERS: tuple[tuple[str, Any, ParameterDescriptor], ...] = (
     ('package_roots', [''], ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
         description='Directories containing ROS packages (mesh URIs).')),
+    ('ik_random_seed', -1, ParameterDescriptor(
+        type=ParameterType.PARAMETER_INTEGER,
+        description='Seed of the IK restart sampler of every compute_ik request: equal '
+                    'requests get equal answers; -1: a fresh random draw per request.',
+        integer_range=[IntegerRange(from_value=-1, to_value=2**31 - 1, step=1)])),
 )
 
 

@@ -77,9 +77,10 @@ from robot_state_core.errors import (
     RobotStateCoreError,
     UnknownNameError,
 )
+from robot_state_core.ik.cache import DEFAULT_MAX_PROBLEMS, IKCache
 from robot_state_core.ik.cartesian import compute_cartesian_path, JumpThreshold
 from robot_state_core.ik.solver import prepare_ik, solve_ik
-from robot_state_core.ik.types import IKRequest
+from robot_state_core.ik.types import IKOptions, IKRequest
 from robot_state_core.jit.background import kernel_preparation
 from robot_state_core.jit.cache import cache_directory as kernel_cache_directory
 from robot_state_core.kinematics.timing import velocity_limited_time_stamps
@@ -175,11 +176,14 @@ class ServedModel:
         model: The robot model (with kinematics.yaml applied).
         scene: Its planning scene (world objects, attached bodies, current state).
         description: The URDF it was built from ('' when it was given as a model).
+        ik_cache: The IK problems set up for this model (bounded: requests naming new tip
+            links evict the least recently used problems, never grow the process).
     """
 
     model: RobotModel
     scene: PlanningScene
     description: str = ''
+    ik_cache: IKCache = dataclasses.field(default_factory=IKCache)
 
 
 class StateServerNode(Node):
@@ -292,11 +296,13 @@ class StateServerNode(Node):
         for line in scene.geometry.unreadable:
             self.get_logger().warning(clip(line, LOG_LINE_LIMIT))
         start = time.monotonic()
+        # Room for every group's own problem plus as many requested tip sets.
+        ik_cache = IKCache(DEFAULT_MAX_PROBLEMS + len(model.group_names))
         for name in model.group_names:
             group = model.group(name)
             if group.tip_link and group.active_joint_names:
                 try:
-                    prepare_ik(model, name)
+                    prepare_ik(model, name, cache=ik_cache)
                 except RobotStateCoreError as exc:
                     self.get_logger().debug(f'IK not prepared for group {name!r}: {exc}')
         try:  # the fcl objects and the compiled broad phase, before the first validity request
@@ -308,7 +314,7 @@ class StateServerNode(Node):
             self.get_logger().info(
                 f'IK and collision checking prepared in {elapsed:.1f} s (compiled kernels built '
                 f'on the first run on this machine, then loaded from {kernel_cache_directory()})')
-        return ServedModel(model, scene, description)
+        return ServedModel(model, scene, description, ik_cache)
 
     def use_model(self, served: ServedModel) -> None:
         """Swap the services to a prepared model, atomically (one lock, one assignment).
@@ -666,12 +672,14 @@ class StateServerNode(Node):
                                               check_collisions=bool(req.avoid_collisions))
                 return bool(result.valid)
 
+        random_seed = int(self.get_parameter('ik_random_seed').value)
         request = IKRequest(group=group.name, targets=targets, tip_links=tuple(tips),
                             seed=seed if state is None else np.array(state.positions),
-                            timeout=timeout,
+                            timeout=timeout, options=IKOptions(
+                                random_seed=None if random_seed < 0 else random_seed),
                             validity_callback=validity, stop=self._stopping)
         start = time.perf_counter()
-        result = solve_ik(model, request)
+        result = solve_ik(model, request, cache=served.ik_cache)
         self.stats.record('compute_ik solver', (time.perf_counter() - start) * 1e3)
         note = f' ({capped})' if capped else ''
         if result.success:
@@ -769,6 +777,7 @@ class StateServerNode(Node):
         result = compute_cartesian_path(
             model, state.positions, group.name, waypoints, link=link, max_step=req.max_step,
             global_frame=global_frame, validity=validity, stop=self._stopping,
+            cache=served.ik_cache,
             jump_threshold=JumpThreshold(max(req.jump_threshold, 0.0),
                                          max(req.revolute_jump_threshold, 0.0),
                                          max(req.prismatic_jump_threshold, 0.0)))

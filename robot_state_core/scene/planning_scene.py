@@ -2026,13 +2026,25 @@ class PlanningScene:
         The geometries are the robot's (proximity, padded), the bodies attached to ``state``
         and the world objects, in that order; the candidates are the registry's (the scene's
         rules and any filter declared on :attr:`scene_graph`), CONDITIONAL ACM pairs included.
-        Valid until this thread's next query of the scene (its fcl objects are re-posed then).
+        Baked: the snapshot owns its posed fcl objects (the meshes' BVHs are shared), so it
+        answers for ``state`` and this scene for as long as it is kept, whatever queries or
+        edits follow.
 
         Raises:
             ModelMismatchError: The state belongs to another model.
             BackendUnavailableError: python-fcl is missing.
         """
-        return self._query(state)[1]
+        with self._lock:
+            self._check_state(state)
+            layout = self._layout_for(tuple(state.get_attached_bodies()))
+            pairs = self._pairs_with(layout, None)
+            inspector = self._inspector
+        fcl = FclObjects(layout.shapes, layout.ids.tolist(), broadphase=self._broadphase)
+        X_WG = fcl.X_WG.copy()
+        X_WG[layout.n_moving:] = layout.X_WS_static
+        fcl.set_poses(X_WG)
+        fcl.set_frame_poses(state.get_link_poses(), layout.moving_link, layout.X_LS)
+        return QueryObject(inspector, fcl, layout.ids, pairs.pairs, layout.index_of)
 
     @_locked
     def candidate_pairs(self, state: RobotState | None = None,
