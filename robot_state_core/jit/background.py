@@ -53,6 +53,8 @@ WORKLOAD_MODULE = 'robot_state_core.apps.kernel_workload'
 '''What the child runs (``python -m``): the kernel workload, which writes the signature file.'''
 CHILD_NICENESS = 10
 '''The child's niceness: the compile takes an idle core, never the serving process's.'''
+LOAD_DELAY_MAX_S = 3.0
+'''Longest wait for :meth:`KernelPreparation.serving` before loading cached kernels [s].'''
 _OUTPUT_LINES = 20
 '''Lines of a failed child's output quoted in the log.'''
 _PR_SET_PDEATHSIG = 1
@@ -139,6 +141,7 @@ class KernelPreparation:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._done = threading.Event()
+        self._serving = threading.Event()
         self._child: subprocess.Popen[str] | None = None
         self._thread: threading.Thread | None = None
         self._log: Callable[[str], None] = lambda line: None
@@ -168,19 +171,35 @@ class KernelPreparation:
                 self._done.set()
                 return
             path = signature_file()
-            signatures = read_signatures(path)
             kernels.use_interpreted()
-            if signatures is None:
-                self.status = 'compiling'
-                self._child = subprocess.Popen(
-                    [sys.executable, '-m', WORKLOAD_MODULE, str(path)],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                    text=True, preexec_fn=_child_setup)
-            else:
+            # (only whether the file exists: reading it unpickles numba types, i.e. imports
+            # numba, which waits for serving() like the rest of the loading)
+            warm = path.is_file()
+            if warm:
                 self.status = 'loading'
-            self._thread = threading.Thread(target=self._run, args=(path, signatures),
+            else:
+                self._spawn(path)
+            self._thread = threading.Thread(target=self._run, args=(path, warm),
                                             name='kernel-preparation', daemon=True)
             self._thread.start()
+
+    def _spawn(self, path: Path) -> None:
+        """Start the compiler child (caller holds the lock)."""
+        self.status = 'compiling'
+        self._child = subprocess.Popen(
+            [sys.executable, '-m', WORKLOAD_MODULE, str(path)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, preexec_fn=_child_setup)
+
+    def serving(self) -> None:
+        """Say that the process serves now (its node is up): loading from the cache may begin.
+
+        Loading the compiled kernels costs the process ~1 s of the interpreter (numba's import
+        and the cached kernels); done during a node's start-up it delayed the first
+        ``/tf_static`` and answers by that much, so it waits for this, at most
+        :data:`LOAD_DELAY_MAX_S`.
+        """
+        self._serving.set()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the compiled kernels are in use (or preparation failed); True if done."""
@@ -191,16 +210,26 @@ class KernelPreparation:
         with self._lock:
             self._stopping = True
             child = self._child
+        self._serving.set()
         if child is not None and child.poll() is None:
             child.kill()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 child.wait(timeout=1.0)
 
-    def _run(self, path: Path, signatures: Signatures | None) -> None:
+    def _run(self, path: Path, warm: bool) -> None:
         try:
+            signatures = None
+            if warm:
+                self._serving.wait(LOAD_DELAY_MAX_S)
+                signatures = read_signatures(path)
+                if signatures is None:  # unreadable: compile them after all
+                    with self._lock:
+                        if self._stopping:
+                            return
+                        self._spawn(path)
             if signatures is None:
                 signatures = self._compile_in_child(path)
-            if signatures is None:
+            if signatures is None or self._stopping:
                 return
             with self._lock:
                 self.status = 'loading'

@@ -174,6 +174,7 @@ class StopRequest:
 
 def _spin_until_stopped(executor: Any, stop: StopRequest) -> None:
     """Spin until a stop is requested or the context is shut down (checked every 0.1 s)."""
+    kernel_preparation().serving()  # the node is up: cached kernels may load now
     while rclpy.ok() and not stop.requested:
         executor.spin_once(timeout_sec=0.1)
 
@@ -509,6 +510,7 @@ def run(urdf_path: Path, *, srdf_path: Path | None = None,
         print(f"published robot '{model.name}' ({model.link_count} links, {model.joint_count} "
               f'joints): /robot_description and {publisher.static_transform_count} transforms '
               f'on /tf_static{services} [{dds}]', file=out, flush=True)
+        kernel_preparation().serving()  # the nodes are up: cached kernels may load now
         start = time.monotonic()
         next_status = start + status_period
         meter = _RateMeter()
