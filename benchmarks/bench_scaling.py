@@ -16,11 +16,19 @@ type. ``--max-rss-gb`` caps a child's address space so that a quadratic build ca
 machine down (the child then reports ``MemoryError``).
 
 Run through ``benchmarks/run.py --only scaling`` (``--quick``: 1 000 joints only).
+
+Part ``loader`` (``benchmarks/run.py --only loader``), report-only: **loader seconds per MB**
+of ``RobotModel.from_urdf_string`` (URDF and SRDF text to a model, or to a typed error) for the
+hostile families of ``test/test_loader_scaling.py`` at their large size, and for
+example-robot-data's Talos (full URDF and its SRDF, meshes resolved), best of 3 (1 with
+``--quick``). Linear loading keeps seconds per MB roughly constant within a family.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+import contextlib
+import gc
 import json
 import os
 import resource
@@ -32,7 +40,7 @@ from common import Progress, REPO_ROOT, Section, Settings, Table
 
 NAME = 'scaling'
 TITLE = 'robot_state_core scaling benchmarks (large generated robots)'
-PARTS = ('scaling',)
+PARTS = ('scaling', 'loader')
 SIZES = (1_000, 8_000, 20_000)
 SHAPES = ('flat', 'chain')
 #: Address-space cap of a child [GiB] (a guard for the shared machine, not a target).
@@ -110,8 +118,62 @@ def _secs(value: object) -> str:
     return f'{float(value):.3f}' if isinstance(value, int | float) else '—'
 
 
+def _load_seconds(urdf: str, srdf: str | None, repeats: int, **kwargs: object) -> float:
+    """Best wall-clock time of ``RobotModel.from_urdf_string`` (a typed error counts as done).
+
+    GC is disabled inside a sample, as in every timing of the harness.
+    """
+    from robot_state_core import RobotModel
+    from robot_state_core.errors import RobotStateCoreError
+
+    best = float('inf')
+    for _ in range(repeats):
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            with contextlib.suppress(RobotStateCoreError):
+                RobotModel.from_urdf_string(urdf, srdf, **kwargs)
+            best = min(best, time.perf_counter() - start)
+        finally:
+            gc.enable()
+    return best
+
+
+def loader_section(settings: Settings, progress: Progress) -> Section:
+    """Loader seconds per MB: hostile families (large size) and Talos (report-only)."""
+    sys.path.insert(0, str(REPO_ROOT / 'test'))
+    import robot_corpus
+    import test_loader_scaling as families
+
+    repeats = 1 if settings.quick else 3
+    table = Table(['input', 'size n', 'MB', 'load s', 's per MB'])
+    talos = robot_corpus.test_robot('talos_full')
+    assert talos.srdf_path is not None
+    rows: list[tuple[str, str, str, str | None, dict[str, object]]] = [
+        ('Talos (example-robot-data, full URDF + SRDF)', '', talos.urdf_path.read_text('utf-8'),
+         talos.srdf_path.read_text('utf-8'), {'package_map': talos.package_map})]
+    _load_seconds(*rows[0][2:4], 1, **rows[0][4])  # imports and the mesh cache are not loading
+    for name, make, n in families.FAMILIES:
+        urdf, srdf = make(n * families.GROWTH)
+        rows.append((name, f'{n * families.GROWTH:,}', urdf, srdf, {}))
+    for name, size, urdf, srdf, kwargs in rows:
+        mb = (len(urdf.encode()) + len((srdf or '').encode())) / 1e6
+        seconds = _load_seconds(urdf, srdf, repeats, **kwargs)
+        table.add(name, size, f'{mb:.2f}', f'{seconds:.3f}', f'{seconds / mb:.3f}')
+        progress.step(f'loader      {name:<40} {mb:7.2f} MB {seconds / mb:7.3f} s/MB')
+    section = Section('Loader seconds per MB', __doc__.split('\n\n')[-1].replace('\n', ' '),
+                      [table])
+    section.notes.append('Report-only (no target). Sizes: the large input of each family of '
+                         '`test/test_loader_scaling.py`, which asserts the 10x growth.')
+    return section
+
+
 def run(settings: Settings, progress: Progress, parts: Sequence[str] = PARTS) -> list[Section]:
-    """Measure every (shape, size) case in its own child process."""
+    """Measure every (shape, size) case in its own child process, and the loader part."""
+    sections = [loader_section(settings, progress)] if 'loader' in parts else []
+    if 'scaling' not in parts:
+        return sections
     sizes = SIZES[:1] if settings.quick else SIZES
     table = Table(['shape', 'joints', 'URDF', 'peak RSS', 'import only', 'load s',
                    'first FK s', 'Jacobian s', 'batched FK (8) s', 'error'])
@@ -127,7 +189,7 @@ def run(settings: Settings, progress: Progress, parts: Sequence[str] = PARTS) ->
     section = Section('Large generated robots', __doc__.split('\n\n')[1].replace('\n', ' '),
                       [table])
     section.notes.append(f'Each child runs with an address-space cap of {MAX_CHILD_GB:g} GiB.')
-    return [section]
+    return [section, *sections]
 
 
 if __name__ == '__main__':

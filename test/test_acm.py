@@ -311,18 +311,34 @@ def test_acm_entry_validates_decider() -> None:
 
 
 def test_bad_arguments_raise() -> None:
-    """Non-str or empty names and a non-bool, non-callable `allowed` are programmer errors."""
+    """Non-str names and a non-bool, non-callable `allowed` are programmer errors."""
     acm = AllowedCollisionMatrix()
     with pytest.raises(TypeError):
         acm.add_allowed_collision('a', 3, 'r')  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match='empty name'):
-        acm.add_allowed_collision('', 'b', 'r')
     with pytest.raises(TypeError, match='bool or a callable'):
         acm.set_entry('a', 'b', 'yes')  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         acm.set_default_entry('a', 1.0)  # type: ignore[arg-type]
     assert len(acm) == 0
     assert acm.version == 0
+
+
+def test_empty_names_are_names_as_in_tesseract() -> None:
+    """No name is refused in tesseract (``tesseract_common/src/allowed_collision_matrix.cpp``).
+
+    ``addAllowedCollision`` stores ``makeOrderedLinkPair(link_name1, link_name2)`` for any
+    strings, ``isCollisionAllowed`` looks the ordered pair up and ``removeAllowedCollision``
+    erases it; MoveIt's ``AllowedCollisionMatrix::setEntry`` does not check names either. An
+    entry naming ``''`` matches no link of a URDF (link names are not empty) and changes
+    nothing else (decision T-13).
+    """
+    acm = AllowedCollisionMatrix()
+    acm.add_allowed_collision('', 'b', 'r')
+    acm.set_default_entry('', True)
+    assert acm.is_collision_allowed('b', '') and acm.is_collision_allowed('', '')
+    assert acm.get_all_allowed_collisions() == {('', 'b'): 'r'}
+    assert not acm.is_collision_allowed('a', 'b')
+    assert acm.remove_entry('b', '') and len(acm) == 0
 
 
 def test_numpy_bool_is_accepted() -> None:

@@ -545,6 +545,40 @@ def test_halfspace_box_signed_distance_is_answered() -> None:
     np.testing.assert_allclose(result.nhat_BA_W, [0.0, 0.0, 1.0], atol=1e-15)
 
 
+
+def test_two_half_spaces_are_refused_by_every_pair_query() -> None:
+    """Decision G-14: a pair of two half-spaces is refused, HasCollisions included.
+
+    Drake refuses it for contacts (``geometry/proximity/penetration_as_point_pair_callback.cc``,
+    ``ScalarSupport<double>::is_supported``: "We can't meaningfully collide two half spaces")
+    and signed distances, but ``HasCollisions`` (``collisions_exist_callback.cc``,
+    ``Callback``) hands any pair to ``fcl::collide`` (``enable_contact = false``) and returns
+    its verdict. That verdict is not the geometry's: for anti-parallel half-spaces fcl
+    (``halfspaceIntersect``) answers "colliding" for ``z <= 0`` and ``z >= 1``, which are
+    apart, and "apart" for ``z <= 0`` and ``z >= -1``, which overlap; asked for contacts it
+    answers "apart" for every pair.
+    """
+    import fcl
+
+    objects = FclObjects([HalfSpace(), HalfSpace()])
+    tilted = pose(p=[0.0, 0.0, 1.0])
+    tilted[:3, :3] = [[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]]
+    objects.set_poses(np.stack([np.eye(4), tilted]))
+    for query in (objects.any_collision, objects.colliding_pairs):
+        with pytest.raises(InvalidArgumentError, match='two half-spaces'):
+            query(np.array([[0, 1]]))
+
+    def fcl_verdict(d: float, contacts: bool = False) -> int:
+        """The fcl verdict on ``{z <= 0}`` and ``{-z <= d}`` (fcl: ``n . x <= d``)."""
+        below = fcl.CollisionObject(fcl.Halfspace(np.array([0.0, 0.0, 1.0]), 0.0))
+        above = fcl.CollisionObject(fcl.Halfspace(np.array([0.0, 0.0, -1.0]), d))
+        return int(fcl.collide(below, above, fcl.CollisionRequest(enable_contact=contacts),
+                               fcl.CollisionResult()))
+
+    assert fcl_verdict(-1.0) == 1  # {z <= 0} and {z >= 1}: apart
+    assert fcl_verdict(1.0) == 0  # {z <= 0} and {z >= -1}: they overlap in -1 <= z <= 0
+    assert fcl_verdict(1.0, contacts=True) == fcl_verdict(-1.0, contacts=True) == 0
+
 # ------------------------------------------------------------------------------------------
 # penetration_as_point_pair_characterize_test.cc
 

@@ -21,7 +21,7 @@ URDF_CASES = 160
 SRDF_CASES = 80
 RUN_SEED = 2026
 #: Per-case wall-clock limit [s]. A case takes ~20 ms of CPU; the margin absorbs a loaded CI
-#: machine (a real hang never finishes; ``make fuzz`` uses 10 s).
+#: machine (a real hang never finishes; ``make fuzz`` uses 5 s).
 CASE_TIMEOUT = 30.0
 
 

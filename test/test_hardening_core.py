@@ -54,6 +54,7 @@ from robot_state_core.io import urdf as urdf_module
 from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.kinematics import bounds
 from robot_state_core.model import robot_model as robot_model_module
+from robot_state_core.model.robot_model import MAX_POSITION_LIMIT
 from robot_state_core.scene.planning_scene import CollisionObjectOperation, PlanningScene
 from robot_state_core.spatial.transforms import pose_from_xyz_rpy
 
@@ -393,50 +394,61 @@ def _robot_with(collision: str = '<box size="0.1 0.1 0.1"/>', collision_origin: 
 
 # tesseract-robotics/tesseract, tesseract_urdf/test/tesseract_urdf_{sphere,box,capsule,
 # cylinder}_unit.cpp, tests parse_sphere, parse_box, parse_capsule, parse_cylinder: the geometry
-# element and whether tesseract accepts it (and the sizes it reads).
+# element and whether tesseract accepts it (and the sizes it reads). tesseract refuses every
+# ``None`` and ``DROPPED`` case; for ``DROPPED`` (a size urdfdom cannot read) we follow urdfdom
+# instead (urdf_parser/src/link.cpp, parseCollision fails, parseLink stops, model.cpp parseURDF
+# keeps the link): the collision is dropped with a warning (decision L18).
+DROPPED = 'dropped'
 TESSERACT_SHAPE_CASES = [
     ('<sphere radius="1"/>', (1.0,)),
     ('<sphere radius="0.25"/>', (0.25,)),
     ('<sphere radius="-1"/>', None),
-    ('<sphere radius="a"/>', None),
-    ('<sphere />', None),
+    ('<sphere radius="a"/>', DROPPED),
+    ('<sphere />', DROPPED),
     ('<box size="1 2.0 3"/>', (1.0, 2.0, 3.0)),
     ('<box size="0.5 0.25 0.75"/>', (0.5, 0.25, 0.75)),
     ('<box size="-1 2.0 3"/>', None),
     ('<box size="1 -2.0 3"/>', None),
     ('<box size="1 2.0 -3"/>', None),
-    ('<box size="1.0 2 a"/>', None),
-    ('<box size="1 2"/>', None),
-    ('<box />', None),
+    ('<box size="1.0 2 a"/>', DROPPED),
+    ('<box size="1 2"/>', DROPPED),
+    ('<box />', DROPPED),
     ('<capsule radius="1" length="2"/>', (1.0, 2.0)),
     ('<capsule radius="0.25" length="0.5"/>', (0.25, 0.5)),
     ('<capsule radius="-1" length="2"/>', None),
     ('<capsule radius="1" length="-2"/>', None),
-    ('<capsule radius="a" length="2"/>', None),
-    ('<capsule radius="1" length="a"/>', None),
-    ('<capsule radius="1"/>', None),
-    ('<capsule length="2"/>', None),
-    ('<capsule />', None),
+    ('<capsule radius="a" length="2"/>', DROPPED),
+    ('<capsule radius="1" length="a"/>', DROPPED),
+    ('<capsule radius="1"/>', DROPPED),
+    ('<capsule length="2"/>', DROPPED),
+    ('<capsule />', DROPPED),
     ('<cylinder radius="1" length="2"/>', (1.0, 2.0)),
     ('<cylinder radius="0.25" length="0.5"/>', (0.25, 0.5)),
     ('<cylinder radius="-1" length="2"/>', None),
     ('<cylinder radius="1" length="-2"/>', None),
-    ('<cylinder radius="a" length="2"/>', None),
-    ('<cylinder radius="1" length="a"/>', None),
-    ('<cylinder radius="1"/>', None),
-    ('<cylinder length="2"/>', None),
-    ('<cylinder />', None),
+    ('<cylinder radius="a" length="2"/>', DROPPED),
+    ('<cylinder radius="1" length="a"/>', DROPPED),
+    ('<cylinder radius="1"/>', DROPPED),
+    ('<cylinder length="2"/>', DROPPED),
+    ('<cylinder />', DROPPED),
 ]
 
 
 @pytest.mark.parametrize(('element', 'sizes'), TESSERACT_SHAPE_CASES,
                          ids=[c[0] for c in TESSERACT_SHAPE_CASES])
-def test_shape_sizes_as_tesseract(element: str, sizes: tuple[float, ...] | None) -> None:
-    """Accepted with the same sizes, or refused with an UrdfLoadError naming link or line."""
+def test_shape_sizes_as_tesseract(element: str, sizes: tuple[float, ...] | str | None) -> None:
+    """Accepted with the same sizes, refused naming link or line, or dropped as urdfdom does."""
+    if sizes == DROPPED:
+        result = load_urdf_string(_robot_with(element))
+        assert result.scene_graph.get_link('a').collisions == []
+        assert any("link 'a': the <collision> on line 1 cannot be read" in w
+                   for w in result.warnings), result.warnings
+        return
     if sizes is None:
         with quiet(), pytest.raises(UrdfLoadError, match=r"link(\[@name=| )'a'|line 1"):
             load_urdf_string(_robot_with(element))
         return
+    assert isinstance(sizes, tuple)
     shape = load_urdf_string(_robot_with(element)).scene_graph.get_link('a').collisions[0].geometry
     fields = ('x', 'y', 'z') if isinstance(shape, Box) else ('radius',) if isinstance(
         shape, Sphere) else ('radius', 'length')
@@ -444,10 +456,7 @@ def test_shape_sizes_as_tesseract(element: str, sizes: tuple[float, ...] | None)
 
 
 @pytest.mark.parametrize(('label', 'urdf', 'fragment'), [
-    ('capsule radius nan', _robot_with('<capsule radius="nan" length="1"/>'), 'Capsule: radius'),
-    ('sphere radius inf', _robot_with('<sphere radius="inf"/>'), 'sphere radius'),
     ('cylinder 1e300', _robot_with('<cylinder radius="1e300" length="1"/>'), 'Cylinder: radius'),
-    ('mesh scale nan', _robot_with('<mesh filename="x.stl" scale="nan 1 1"/>'), 'mesh scale'),
     ('joint origin 1e308', _robot_with(joint='<origin xyz="1e308 0 0"/>'), "joint 'j'"),
     ('collision origin 1e308', _robot_with(collision_origin='<origin xyz="0 -1e308 0"/>'),
      'collision origin'),
@@ -460,7 +469,26 @@ def test_unusable_description_values_are_load_errors(label: str, urdf: str,
 
 
 @pytest.mark.parametrize(('label', 'urdf', 'fragment'), [
-    ('limits ±1e308', _robot_with(limit='lower="-1e308" upper="1e308"'), 'MAX_POSITION_LIMIT'),
+    ('capsule radius nan', _robot_with('<capsule radius="nan" length="1"/>'), '<capsule radius>'),
+    ('sphere radius inf', _robot_with('<sphere radius="inf"/>'), '<sphere radius>'),
+    ('mesh scale nan', _robot_with('<mesh filename="x.stl" scale="nan 1 1"/>'), '<mesh scale>'),
+    ('collision origin nan', _robot_with(collision_origin='<origin xyz="0 nan 0"/>'),
+     '<origin xyz>'),
+])
+def test_non_numeric_geometry_is_dropped_as_urdfdom_does(label: str, urdf: str,
+                                                        fragment: str) -> None:
+    """``nan``/``inf`` are not numbers to urdfdom's ``strToDouble``: the collision is dropped.
+
+    urdfdom (``urdf_parser/src/link.cpp``): ``parseCollision`` fails, ``parseLink`` returns
+    at it and ``model.cpp`` ``parseURDF`` keeps the link without it (decision L18); the model
+    loads without non-finite geometry, with one warning naming the link, element and line.
+    """
+    model = RobotModel.from_urdf_string(urdf)
+    assert model.links[model.link_index('a')].collisions == []
+    assert any(fragment in w and "link 'a'" in w for w in model.load_warnings), label
+
+
+@pytest.mark.parametrize(('label', 'urdf', 'fragment'), [
     ('mimic multiplier 1e300',
      '<robot name="r"><link name="a"/><link name="b"/><link name="c"/><joint name="j" '
      'type="prismatic"><parent link="a"/><child link="b"/><limit lower="-1" upper="1" '
@@ -473,6 +501,27 @@ def test_unusable_limits_and_mimic_are_model_errors(label: str, urdf: str,
     with quiet(), pytest.raises(ModelError, match=fragment):
         RobotModel.from_urdf_string(urdf)
     assert label
+
+
+@pytest.mark.parametrize('limit', ['1e101', '1e308'])
+def test_huge_limits_load_and_are_clamped_in_the_model(limit: str) -> None:
+    """Limits of ±1e308 load: urdfdom (``joint.cpp`` ``parseJointLimits``) and the graph keep them.
+
+    The model clamps them to ±``MAX_POSITION_LIMIT`` with a warning (decision L20), so
+    sampling, FK and Jacobians stay finite; robot_state_publisher, which publishes such a
+    robot, does not use limits at all.
+    """
+    model = RobotModel.from_urdf_string(_robot_with(limit=f'lower="-{limit}" upper="{limit}"'))
+    assert model.variable_lower.tolist() == [-MAX_POSITION_LIMIT]
+    assert model.variable_upper.tolist() == [MAX_POSITION_LIMIT]
+    joint = model.to_scene_graph().get_joint('j')
+    assert (joint.limits.lower, joint.limits.upper) == (-float(limit), float(limit))
+    assert any("joint 'j' has position limits" in w and 'MAX_POSITION_LIMIT' in w
+               for w in model.load_warnings)
+    q = bounds.random_positions(model, 0, size=100)
+    assert np.all(np.isfinite(q))
+    assert np.all(np.isfinite(kinematics.forward_kinematics(model, q)))
+    assert np.all(np.isfinite(kinematics.jacobian(model, q[0], 'b')))
 
 
 def test_large_but_usable_values_are_accepted() -> None:

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 import robot_corpus
 
-from robot_state_core.errors import UrdfLoadError
+from robot_state_core.errors import UnknownNameError, UrdfLoadError
 from robot_state_core.io.urdf import load_urdf_string
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.publishing.tf import TfPublishingCore
@@ -287,6 +287,34 @@ def test_recompiling_a_models_own_graph_keeps_the_virtual_joint(parent: str) -> 
     assert again.model_frame == model.model_frame == parent
     assert again.virtual_joint_names == ('vj',)
     assert again.srdf_warnings == model.srdf_warnings == ()
+
+
+@pytest.mark.parametrize('child', ['arm', 'world'], ids=['child-not-root', 'child-is-root'])
+def test_virtual_joint_named_like_a_urdf_joint_is_skipped(child: str) -> None:
+    """MoveIt ``RobotModel::constructJointModel`` (moveit2 ``robot_model.cpp``): child frame rule.
+
+    A virtual joint whose child frame is not the URDF root is skipped with "Skipping virtual
+    joint '...' because its child frame '...' does not match the URDF frame '...'", whatever
+    its name, and the model frame stays the URDF root. Named ``arm_joint`` (a URDF joint from
+    ``base`` to ``arm``) it used to be taken for the graph's own virtual joint: model frame
+    ``odom``, a frame ``get_frame_transform`` did not know. On the root, a virtual joint named
+    like a URDF joint is skipped too (MoveIt would build two joints of one name; decision L21).
+    """
+    srdf = ('<robot name="r"><virtual_joint name="arm_joint" type="floating" '
+            f'parent_frame="odom" child_link="{child}"/></robot>')
+    model = RobotModel.from_urdf_string(_planar_urdf(), srdf)
+    assert model.model_frame == 'world' == model.link_names[0]
+    assert model.virtual_joint_names == ()
+    assert model.joint_names == ('base_joint', 'arm_joint')
+    expected = ("Skipping virtual joint 'arm_joint' because its child frame 'arm' does not "
+                "match the URDF frame 'world'" if child == 'arm' else
+                "Skipping virtual joint 'arm_joint': the URDF already has a joint named "
+                "'arm_joint'")
+    assert [w for w in model.srdf_warnings if expected in w], model.srdf_warnings
+    state = RobotState(model)
+    np.testing.assert_array_equal(state.get_frame_transform(model.model_frame), np.eye(4))
+    with pytest.raises(UnknownNameError, match='odom'):
+        state.get_frame_transform('odom')
 
 
 # --------------------------------------------------------------------------- unreadable meshes

@@ -109,10 +109,9 @@ def _canonical(a: str, b: str) -> tuple[str, str]:
 
 
 def _check_name(method: str, name: object) -> str:
+    """``name`` if it is a str; an empty name is a name, as in tesseract (decision T-13)."""
     if not isinstance(name, str):
         raise InvalidTypeError(f'AllowedCollisionMatrix.{method}: names are str, got {name!r}')
-    if not name:
-        raise InvalidArgumentError(f'AllowedCollisionMatrix.{method}: empty name')
     return name
 
 
@@ -180,7 +179,6 @@ class AllowedCollisionMatrix:
 
         Raises:
             TypeError: A name is not a str, or ``allowed`` is neither a bool nor callable.
-            ValueError: A name is empty.
         """
         a = _check_name('set_entry', name1)
         b = _check_name('set_entry', name2)
@@ -196,7 +194,6 @@ class AllowedCollisionMatrix:
 
         Raises:
             TypeError: A name is not a str.
-            ValueError: A name is empty.
         """
         self.set_entry(name1, name2, True, reason)
 
@@ -283,7 +280,6 @@ class AllowedCollisionMatrix:
 
         Raises:
             TypeError: ``name`` is not a str, or ``allowed`` is neither a bool nor callable.
-            ValueError: ``name`` is empty.
         """
         key = _check_name('set_default_entry', name)
         self._defaults[key] = _make_entry('set_default_entry', allowed, reason)

@@ -71,6 +71,15 @@ KINDS: dict[str, MessageKind] = {
                                          'them too)'),
     'unknown_element': MessageKind(_W, 'ignored {count} unknown element{s}'),
     'urdf_parser': MessageKind(_W, '{count} URDF parser message{s}'),
+    'duplicate_element': MessageKind(_W, 'ignored {count} repeated element{s} (urdfdom reads '
+                                         'the first)'),
+    'ignored_geometry_element': MessageKind(_W, 'ignored {count} extra element{s} in <geometry> '
+                                                '(urdfdom reads the first as the shape)'),
+    'dropped_link_element': MessageKind(_W, 'dropped {count} link element{s} urdfdom cannot '
+                                            'read, with what follows them in their link (as '
+                                            'urdfdom)'),
+    'material_color': MessageKind(_W, 'read {count} malformed <color rgba> value{s} as urdfdom '
+                                      'does'),
     'xacro_warning': MessageKind(_W, '{count} xacro warning{s} (expansion went on)'),
     'transmission_without_type': MessageKind(_I, 'skipped {count} <transmission> element{s} '
                                                  'without <type> (not used for kinematics)'),
@@ -105,6 +114,8 @@ KINDS: dict[str, MessageKind] = {
                                             'changing collision semantics)'),
     # RobotModel (MoveIt's RobotModel builder rules)
     'ignored_virtual_joint': MessageKind(_W, 'ignored {count} virtual joint{s}'),
+    'clamped_limit': MessageKind(_W, 'clamped the position limits of {count} joint{s} to '
+                                     '±1e100 in the model (MAX_POSITION_LIMIT)'),
     'dropped_passive_joint': MessageKind(_W, 'dropped {count} passive joint{s} naming unknown '
                                              'joints'),
     'dropped_disabled_pair': MessageKind(_W, 'dropped {count} disabled collision pair{s} naming '
@@ -149,10 +160,10 @@ def summarize(messages: Iterable[LoadMessage],
 
 
 def _examples(group: Sequence[LoadMessage], max_examples: int) -> str:
-    items: dict[str, list[str]] = {}
+    items: dict[str, dict[str, None]] = {}  # ordered sets: linear in the message count
     for m in group:
-        if m.item and m.item not in items.setdefault(m.group, []):
-            items[m.group].append(m.item)
+        if m.item:
+            items.setdefault(m.group, {})[m.item] = None
     total = sum(len(v) for v in items.values())
     shown: list[str] = []
     count = length = 0

@@ -11,6 +11,10 @@ they are untrusted input. This module is the single place that turns bytes into 
 * Whitespace before the XML declaration is accepted, as tinyxml2 (urdfdom, srdfdom) accepts it:
   MoveIt's own test fixtures are C++ raw strings that start with a newline before ``<?xml``.
   The declaration is moved to the front; line numbers are unchanged.
+* Any ``version`` in the XML declaration is accepted, as tinyxml2 accepts it (it does not read
+  the declaration): libxml2 refuses versions other than ``1.x`` ("Unsupported version '0.0'",
+  pybullet_data's ``minitaur.urdf``), so such a version is read as ``1.0``.
+* Every scan is linear in the document (no regex that can backtrack over it).
 """
 
 from __future__ import annotations
@@ -34,6 +38,11 @@ _WIDE_ENCODINGS = (
 _DTD_PATTERN = re.compile(rb'<!\s*(DOCTYPE|ENTITY|ELEMENT|ATTLIST)', re.IGNORECASE)
 #: Whitespace, then an XML declaration (which XML allows only at the very start).
 _LATE_DECLARATION = re.compile(rb'(\s+)(<\?xml\s[^>]*\?>)')
+
+#: The declaration's version (after an optional UTF-8 BOM), e.g. ``<?xml version="0.0"``.
+_DECLARED_VERSION = re.compile(rb'(\xef\xbb\xbf)?<\?xml\s+version\s*=\s*(["\'])([^"\'>]{0,64})\2')
+#: Versions libxml2 reads (XML 1.x).
+_XML_1 = re.compile(rb'1\.[0-9]+')
 
 #: Largest description accepted [bytes]. Talos' URDF is ~100 kB; this leaves ample room.
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -81,6 +90,9 @@ def parse_xml(document: str | bytes, *, source: str = '<string>') -> etree._Elem
     late = _LATE_DECLARATION.match(data)
     if late:  # tinyxml2 skips leading whitespace; keep the newlines so line numbers hold
         data = late.group(2) + late.group(1) + data[late.end():]
+    version = _DECLARED_VERSION.match(data)
+    if version and not _XML_1.fullmatch(version.group(3)):  # tinyxml2 ignores the version
+        data = data[:version.start(3)] + b'1.0' + data[version.end(3):]
     try:
         root = etree.fromstring(data, parser=_parser())
     except etree.XMLSyntaxError as exc:

@@ -87,8 +87,14 @@ _SKIPPED_WARNING: dict[str, str] = {
                          'keeps the default (enabled unless disabled elsewhere)',
 }
 
-#: A decimal number as written in XML: no ``nan``/``inf``, no ``_`` digit separators.
-_NUMBER = re.compile(r'[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?')
+#: A decimal number as written in XML: no ``nan``/``inf``, no ``_`` digit separators. Each
+#: text matches one way only, so a long run of digits cannot make the regex backtrack.
+_NUMBER = re.compile(r'[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?')
+#: "Did you mean" suggestions computed per parse or check at most (difflib compares a name
+#: with every known name: unbounded, that is quadratic in a hostile document).
+MAX_SUGGESTIONS = 20
+#: Names longer than this are neither suggested nor given suggestions [characters].
+_MAX_SUGGESTED_NAME = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,9 +388,8 @@ class _NameChecker:
             return []
         key = (kind, name)
         if key not in self._hints:
-            close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.6)
-            self._hints[key] = ('; did you mean ' + ' or '.join(repr(c) for c in close) + '?'
-                                if close else '')
+            budget = len(self._hints) < MAX_SUGGESTIONS
+            self._hints[key] = _suggest(name, sorted(known)) if budget else ''
         return [f'{where}: unknown {kind} {name!r}{self._hints[key]}']
 
 
@@ -397,6 +402,14 @@ class _SrdfParser:
         self.notes: list[str] = []
         self.warnings: list[str] = []
         self.messages: list[LoadMessage] = []
+        self.suggestions_left = MAX_SUGGESTIONS
+
+    def _suggest(self, name: str, known: Collection[str]) -> str:
+        """``_suggest(name, known)`` for the first :data:`MAX_SUGGESTIONS` calls, then ``''``."""
+        if self.suggestions_left <= 0:
+            return ''
+        self.suggestions_left -= 1
+        return _suggest(name, known)
 
     def parse(self, root: etree._Element) -> SrdfModel:
         if root.tag != 'robot':
@@ -467,8 +480,9 @@ class _SrdfParser:
                 if sub and sub not in groups and name not in unknown:
                     unknown[name] = sub
                     self._problem(f'group {name!r} includes unknown subgroup {sub!r}'
-                                  f'{_suggest(sub, groups)}', child, f'group {name!r} is dropped',
-                                  'srdf_dropped_group', repr(name))
+                                  f'{self._suggest(sub, groups)}', child,
+                                  f'group {name!r} is dropped', 'srdf_dropped_group',
+                                  repr(name))
         cycles = self._subgroup_cycles(groups, elements)
         valid = set(dependency_order(groups, exclude=set(unknown)))
         for name, group in groups.items():
@@ -530,8 +544,8 @@ class _SrdfParser:
                 continue
             if group not in groups:
                 self._problem(f'group_state {name!r} refers to unknown group {group!r}'
-                              f'{_suggest(group, groups)}', el, '', 'srdf_dropped_group_state',
-                              f'{name!r} (group {group!r})')
+                              f'{self._suggest(group, groups)}', el, '',
+                              'srdf_dropped_group_state', f'{name!r} (group {group!r})')
                 continue
             key = (group, name)
             if key in states:
@@ -619,8 +633,8 @@ class _SrdfParser:
                 continue
             if group not in groups:
                 self._problem(f'end_effector {name!r} refers to unknown group {group!r}'
-                              f'{_suggest(group, groups)}', el, '', 'srdf_dropped_end_effector',
-                              f'{name!r} (group {group!r})')
+                              f'{self._suggest(group, groups)}', el, '',
+                              'srdf_dropped_end_effector', f'{name!r} (group {group!r})')
                 continue
             parent_link = self._required(el, 'parent_link')
             if parent_link is None:
@@ -628,7 +642,7 @@ class _SrdfParser:
             parent_group = el.get('parent_group') or None
             if self.strict and parent_group is not None and parent_group not in groups:
                 raise self._error(f'end_effector {name!r} refers to unknown parent_group '
-                                  f'{parent_group!r}{_suggest(parent_group, groups)}', el)
+                                  f'{parent_group!r}{self._suggest(parent_group, groups)}', el)
             if name in effectors:
                 self._problem(f'duplicate end_effector name {name!r}', el,
                               'the first one is kept', 'srdf_duplicate',
@@ -740,7 +754,11 @@ def _describe(el: etree._Element) -> str:
 
 
 def _suggest(name: str, known: Collection[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    """``'; did you mean 'a' or 'b'?'`` (up to three close names of ``known``), or ``''``."""
+    if len(name) > _MAX_SUGGESTED_NAME:
+        return ''
+    close = difflib.get_close_matches(
+        name, [k for k in known if len(k) <= _MAX_SUGGESTED_NAME], n=3, cutoff=0.6)
     return '; did you mean ' + ' or '.join(repr(c) for c in close) + '?' if close else ''
 
 

@@ -30,7 +30,18 @@ Extensions and tolerated quirks (each reported in ``UrdfLoadResult.warnings``, o
 * Unresolvable meshes are reported in ``unresolved_meshes`` (or raise with
   ``strict_meshes=True``), never silently dropped: their shapes keep the URI with ``path=None``.
 * Unknown attributes, which urdfdom ignores silently, are notes (DEBUG); unknown elements are
-  warnings (a misspelled ``<colour>`` loses data).
+  warnings (a misspelled ``<colour>`` loses data). Both are removed before urdf_parser_py runs,
+  each reported with its element and line (names clipped to 80 characters).
+* What urdfdom does not read is not refused (``docs/decisions.md`` L18, L19): a ``<geometry>``'s
+  children after the first, repeated single children (the first is used), and a link's
+  ``<inertial>``, ``<visual>`` or ``<collision>`` that urdfdom cannot parse (``parseLink``
+  stops there, ``parseURDF`` keeps the link): it is dropped with what follows it in the link,
+  exactly as urdfdom drops it, with one warning naming the link, element and line. A
+  ``<color rgba>`` of other than four numbers is opaque black, urdfdom's cleared color.
+
+Loading is linear in the document: urdf_parser_py parses one link, joint, material, visual or
+collision at a time (its reader removes consumed children from a list one by one), and no
+message is matched or built over an unbounded text (``test/test_loader_scaling.py``).
 
 Each load logs one line per kind of message (:mod:`robot_state_core.io.load_report`), e.g.
 ``ignored 28 unknown attributes ...: dynamics: D, K, mu_coulomb, mu_viscous``; every single
@@ -79,10 +90,18 @@ from robot_state_core.spatial.transforms import (
 _LOG = logging.getLogger(__name__)
 _S = TypeVar('_S')
 _HOOK_LOCK = threading.Lock()
-_NAMED_STEP = re.compile(r"(\w+)\[@name='([^']*)'\]")
 #: urdf_parser_py's 'Unknown attribute "D" in /robot[@name='r']/joint[@name='j']/dynamics'.
 _UNKNOWN = re.compile(r'Unknown (attribute|tag) "([^"]*)" in (\S*)')
-_LAST_STEP = re.compile(r"([\w-]+)(?:\[@name='([^']*)'\]|\[\d+\])?$")
+#: Longest urdf_parser_py message kept (and matched) [characters].
+_MAX_MESSAGE_CHARS = 2000
+#: Longest name quoted in a load message [characters]; longer names are cut.
+_MAX_NAME_CHARS = 80
+#: Unknown attributes (and unknown child elements) reported one by one per element; the rest
+#: of an element's are counted in one more message (a hostile element may have 10^5).
+_MAX_ITEMS_PER_ELEMENT = 100
+#: A decimal number as urdfdom's ``strToDouble`` reads it (no nan, inf, hex or ``_``). One way
+#: to match each text, so a long run of digits cannot make the regex backtrack.
+_NUMBER = re.compile(r'[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?')
 _URDF_JOINT_TYPES = ('fixed', 'revolute', 'continuous', 'prismatic', 'planar', 'floating')
 _EXTENSION_JOINT_TYPES = ('rpy_floating',)
 _NON_KINEMATIC_ELEMENTS = ('transmission', 'gazebo', 'ros2_control')
@@ -133,19 +152,148 @@ def _collect_urdf_parser_messages(messages: list[str]) -> Iterator[None]:
             xml_reflection.on_error, core.on_error = saved
 
 
-def _line_of(root: Any, element_path: str) -> int | None:
-    """Source line of the last named step of a urdf_parser_py path, e.g. ``joint[@name='j']``."""
-    steps = _NAMED_STEP.findall(element_path)
-    if not steps:
-        return None
-    tag, name = steps[-1]
-    for element in root.iter(tag):
-        if element.get('name') == name:
-            return int(element.sourceline)
-    return None
+def _clip(text: object, size: int = _MAX_NAME_CHARS) -> str:
+    """``text`` cut to ``size`` characters (``'…'`` marks a cut): names in messages stay short."""
+    value = str(text)
+    return value if len(value) <= size else value[:size] + '…'
+
+
+def _locate(top: Any, path: Any) -> tuple[Any, str]:
+    """The element (and attribute) a urdf_parser_py ``Path`` names, starting at ``top``.
+
+    urdf_parser_py's path of an error is a chain of steps from the element it was asked to
+    parse (``top``) down to the failing one: ``visual[1]``, then ``geometry``, with a final
+    ``[@scale]`` for an attribute. Indexed steps count children of that tag (1-based); every
+    other step is the first child of its tag (the only one: duplicates are removed before
+    urdf_parser_py runs). Walks the chain, never a string, so long names cost nothing.
+
+    Returns:
+        ``(element, attribute)``: the deepest element found and the attribute name or ``''``.
+    """
+    steps = []
+    node = path
+    while node is not None:
+        steps.append(node)
+        node = node.parent
+    steps.reverse()
+    element = top
+    for step in steps[1:]:
+        suffix = str(step.suffix)
+        index = 1
+        if suffix.startswith('[') and suffix[1:2].isdigit():
+            digits = suffix[1:suffix.find(']')] if ']' in suffix else ''
+            index = int(digits) if digits.isdigit() else 1
+        found = [child for child in element if child.tag == step.tag][index - 1:index]
+        if not found:
+            break
+        element = found[0]
+    last = str(steps[-1].suffix) if steps else ''
+    attribute = ''
+    if last.endswith(']'):
+        start = last.rfind('[@')
+        candidate = last[start + 2:-1] if start >= 0 else ''
+        if candidate and not candidate.startswith("name='"):
+            attribute = candidate
+    if attribute and element.tag == 'geometry' and len(element):
+        element = element[0]  # the shape's attribute: urdf_parser_py names the <geometry>
+    return element, attribute
+
+
+def _failing_node(exc: BaseException) -> Any | None:
+    """The lxml element urdf_parser_py was reading when it raised (innermost ``node``)."""
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        node = tb.tb_frame.f_locals.get('node')
+        if isinstance(node, etree._Element):
+            found = node
+        tb = tb.tb_next
+    return found
+
+
+def _describe(element: Any, owner: str, attribute: str = '', top: Any = None) -> str:
+    """``"<mesh scale> in link 'chassis'"``: an element (and attribute) and its owner."""
+    what = f'<{element.tag}' + (f' {attribute}' if attribute else '') + '>'
+    if element is top and owner:
+        return owner + (f' ({what})' if attribute else '')
+    return what if not owner else f'{what} in {owner}'
+
+
+def _from_xml(cls: Any, element: Any, source: str, owner: str) -> Any:
+    """``cls.from_xml(element)`` (a urdf_parser_py type), failures as located UrdfLoadErrors."""
+    from urdf_parser_py.xml_reflection.core import ParseError
+    from urdf_parser_py.xml_reflection.core import Path as ReflPath
+
+    try:
+        return cls.from_xml(element, ReflPath(element.tag))
+    except ParseError as exc:
+        bad, attribute = _locate(element, exc.path)
+        raise UrdfLoadError(f'{source}: {_clip(exc.e, 200)}',
+                            element=_describe(bad, owner, attribute, element),
+                            line=bad.sourceline) from exc
+    except Exception as exc:  # urdf_parser_py raises bare Exception/AssertionError too
+        bad = _failing_node(exc)
+        bad = element if bad is None else bad
+        raise UrdfLoadError(f'{source}: invalid URDF: {_clip(exc or type(exc).__name__, 200)}',
+                            element=_describe(bad, owner, '', element),
+                            line=bad.sourceline) from exc
+
+
+@dataclass
+class _ParsedLink:
+    """A link as urdf_parser_py reads it, one element at a time (see :func:`_parse_robot`)."""
+
+    name: str
+    visuals: list[Any]
+    collisions: list[Any]
+    inertial: Any | None
+
+
+@dataclass
+class _ParsedRobot:
+    name: str
+    materials: list[Any]
+    links: list[_ParsedLink]
+    joints: list[Any]
+
+
+def _parse_robot(root: Any, source: str, messages: list[str]) -> _ParsedRobot:
+    """Run urdf_parser_py on each element of the prepared tree, not on the whole document.
+
+    urdf_parser_py's reader removes each consumed child from a Python list (quadratic in the
+    number of children) and formats a message with the full path of every unknown item; one
+    call per link, joint, material, visual and collision keeps every list short. The
+    elements are the ones :func:`_urdfdom_pass` left: known attributes and children only.
+    """
+    from urdf_parser_py import urdf as up
+
+    materials: list[Any] = []
+    links: list[_ParsedLink] = []
+    joints: list[Any] = []
+    with _collect_urdf_parser_messages(messages):
+        for element in root:
+            tag = element.tag
+            if tag in ('material', 'joint'):
+                owner = f'{tag} {_clip(element.get("name"))!r}'
+                parsed = _from_xml(up.Material if tag == 'material' else up.Joint, element,
+                                   source, owner)
+                (materials if tag == 'material' else joints).append(parsed)
+            elif tag == 'link':
+                name = str(element.get('name'))
+                owner = f'link {_clip(name)!r}'
+                parts: dict[str, list[Any]] = {'visual': [], 'collision': [], 'inertial': []}
+                for child in element:
+                    cls = {'visual': up.Visual, 'collision': up.Collision,
+                           'inertial': up.Inertial}.get(child.tag)
+                    if cls is not None:
+                        parts[child.tag].append(_from_xml(cls, child, source, owner))
+                inertial = parts['inertial'][0] if parts['inertial'] else None
+                links.append(_ParsedLink(name, parts['visual'], parts['collision'], inertial))
+    return _ParsedRobot(str(root.get('name')), materials, links, joints)
 
 
 def _run_urdf_parser(root: Any, source: str, messages: list[str]) -> Any:
+    """urdf_parser_py's ``URDF.from_xml`` on the whole tree (:func:`parse_urdf`, no extensions)."""
     from urdf_parser_py.urdf import URDF
     from urdf_parser_py.xml_reflection.core import ParseError
     from urdf_parser_py.xml_reflection.core import Path as ReflPath
@@ -154,24 +302,32 @@ def _run_urdf_parser(root: Any, source: str, messages: list[str]) -> Any:
         try:
             return URDF.from_xml(root, ReflPath(URDF.XML_REFL.tag, tree=root.getroottree()))
         except ParseError as exc:
-            element = str(exc.path)
-            raise UrdfLoadError(f'{source}: {exc.e}', element=element,
-                                line=_line_of(root, element), problems=messages) from exc
+            bad, attribute = _locate(root, exc.path)
+            raise UrdfLoadError(f'{source}: {_clip(exc.e, 200)}',
+                                element=_describe(bad, '', attribute), line=bad.sourceline,
+                                problems=messages) from exc
         except Exception as exc:  # urdf_parser_py raises bare Exception/AssertionError too
+            bad = _failing_node(exc)
             raise UrdfLoadError(f'{source}: invalid URDF: {exc or type(exc).__name__}',
+                                element='' if bad is None else _describe(bad, ''),
+                                line=None if bad is None else bad.sourceline,
                                 problems=messages) from exc
 
 
 def _parser_message(text: str) -> LoadMessage:
-    """A urdf_parser_py message with its kind (unknown attribute or element, or other)."""
-    match = _UNKNOWN.match(text)
+    """A urdf_parser_py message with its kind (unknown attribute or element, or other).
+
+    Linear in the message: the text is clipped before it is matched, and the element is the
+    last path step found with string operations (names may be megabytes long).
+    """
+    clipped = text[:_MAX_MESSAGE_CHARS]
+    match = _UNKNOWN.match(clipped)
     if match is None:
-        return LoadMessage('urdf_parser', text, text[:60])
+        return LoadMessage('urdf_parser', clipped, clipped[:60])
     what, name, path = match.groups()
-    step = _LAST_STEP.search(path)
-    element = step.group(1) if step else path
-    return LoadMessage('unknown_attribute' if what == 'attribute' else 'unknown_element', text,
-                       name, element)
+    step = path.rsplit('/', 1)[-1].split('[', 1)[0] or path[:60]
+    return LoadMessage('unknown_attribute' if what == 'attribute' else 'unknown_element', clipped,
+                       name, step)
 
 
 def parse_urdf(document: str | bytes, *, source: str = '<string>') -> tuple[Any, list[str]]:
@@ -221,6 +377,7 @@ def _prepare(root: Any, source: str, warnings: list[LoadMessage]) -> _Prepared:
                     f'{element.sourceline}) has no <type>; transmissions are not used for '
                     'kinematics and were skipped', str(element.get('name'))))
             root.remove(element)
+    _urdfdom_pass(root, warnings)
     link_lines: dict[str, int] = {}
     for link in root.findall('link'):
         name = link.get('name')
@@ -287,6 +444,356 @@ def _float_attr(element: Any, name: str, source: str) -> float:
         raise _error(source, f'<{element.tag}> attribute {name}={text!r} is not a number',
                      element.tag, element.sourceline) from None
     return value
+
+
+# --------------------------------------------------------------------------- urdfdom's tolerance
+
+#: What urdf_parser_py reads, per kind of element: (attributes, {child tag: child kind}).
+#: Anything else is removed before urdf_parser_py runs and reported (urdfdom ignores it).
+_SCHEMA: dict[str, tuple[frozenset[str], dict[str, str]]] = {
+    'robot': (frozenset({'name', 'version'}),
+              {'link': 'link', 'joint': 'joint', 'material': 'material'}),
+    'link': (frozenset({'name'}), {'visual': 'visual', 'collision': 'collision',
+                                   'inertial': 'inertial', 'origin': 'origin'}),
+    'origin': (frozenset({'xyz', 'rpy'}), {}),
+    'visual': (frozenset(), {'origin': 'origin', 'geometry': 'geometry',
+                             'material': 'material'}),
+    'collision': (frozenset(), {'origin': 'origin', 'geometry': 'geometry'}),
+    'geometry': (frozenset(), {}),  # its first element child is the shape (urdfdom)
+    'box': (frozenset({'size'}), {}),
+    'cylinder': (frozenset({'radius', 'length'}), {}),
+    'capsule': (frozenset({'radius', 'length'}), {}),
+    'sphere': (frozenset({'radius'}), {}),
+    'mesh': (frozenset({'filename', 'scale'}), {}),
+    'material': (frozenset({'name'}), {'color': 'color', 'texture': 'texture'}),
+    'color': (frozenset({'rgba'}), {}),
+    'texture': (frozenset({'filename'}), {}),
+    'inertial': (frozenset(), {'origin': 'origin', 'mass': 'mass', 'inertia': 'inertia'}),
+    'mass': (frozenset({'value'}), {}),
+    'inertia': (frozenset({'ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'}), {}),
+    'joint': (frozenset({'name', 'type'}),
+              {'origin': 'origin', 'axis': 'axis', 'parent': 'parent', 'child': 'child',
+               'limit': 'limit', 'dynamics': 'dynamics', 'safety_controller': 'safety_controller',
+               'calibration': 'calibration', 'mimic': 'mimic'}),
+    'axis': (frozenset({'xyz'}), {}),
+    'parent': (frozenset({'link'}), {}),
+    'child': (frozenset({'link'}), {}),
+    'limit': (frozenset({'effort', 'lower', 'upper', 'velocity'}), {}),
+    'dynamics': (frozenset({'damping', 'friction'}), {}),
+    'safety_controller': (frozenset({'k_velocity', 'k_position', 'soft_lower_limit',
+                                     'soft_upper_limit'}), {}),
+    'calibration': (frozenset({'rising', 'falling', 'reference_position'}), {}),
+    'mimic': (frozenset({'joint', 'multiplier', 'offset'}), {}),
+}
+#: Children that may appear many times; every other child is read once (the first).
+_AGGREGATES = frozenset({('robot', 'link'), ('robot', 'joint'), ('robot', 'material'),
+                         ('link', 'visual'), ('link', 'collision')})
+_SHAPES = ('box', 'cylinder', 'sphere', 'mesh', 'capsule')
+
+
+def _owner(element: Any) -> str:
+    """``"link 'a'"`` for the link, joint or material an element belongs to (names clipped)."""
+    node = element
+    while node is not None and node.getparent() is not None and \
+            node.getparent().getparent() is not None:
+        node = node.getparent()
+    if node is None or node.getparent() is None:
+        return '<robot>'
+    return f'{node.tag} {_clip(node.get("name"))!r}'
+
+
+def _where(element: Any) -> str:
+    """``"<dynamics> of joint 'j' (line 12)"``."""
+    owner = _owner(element)
+    inside = '' if element.getparent() is None or owner.startswith(f'{element.tag} ') \
+        else f'<{element.tag}> of '
+    return f'{inside}{owner} (line {element.sourceline})'
+
+
+def _strip_unknown(element: Any, kind: str, warnings: list[LoadMessage]) -> None:
+    """Remove what urdf_parser_py does not read from ``element`` (a ``kind``) and below.
+
+    Unknown attributes (notes: urdfdom ignores them silently), unknown child elements
+    (warnings) and repeated single children (warnings; urdfdom and urdf_parser_py read the
+    first) are removed, each reported once with its line, in line order; beyond
+    :data:`_MAX_ITEMS_PER_ELEMENT` of a kind in one element, one message counts the rest. Every
+    step is linear: attributes are rebuilt in one pass, never deleted one at a time.
+    """
+    found: list[tuple[int, LoadMessage]] = []
+    stack = [(element, kind)]
+    while stack:
+        node, node_kind = stack.pop()
+        attributes, children = _SCHEMA[node_kind]
+        keys = list(node.attrib)  # lxml's attrib.items() is quadratic in the attribute count
+        unknown = [key for key in keys if key not in attributes]
+        if unknown:
+            kept = [(key, node.get(key)) for key in keys if key in attributes]
+            node.attrib.clear()
+            for key, value in kept:
+                node.set(key, value)
+            where, line = _where(node), int(node.sourceline or 0)
+            found.extend((line, LoadMessage(
+                'unknown_attribute', f'Unknown attribute {_clip(key)!r} in {where} was '
+                'ignored', _clip(key, 40), str(node.tag)))
+                for key in unknown[:_MAX_ITEMS_PER_ELEMENT])
+            if len(unknown) > _MAX_ITEMS_PER_ELEMENT:
+                more = len(unknown) - _MAX_ITEMS_PER_ELEMENT
+                found.append((line, LoadMessage(
+                    'unknown_attribute', f'{more} more unknown attributes in {where} were '
+                    'ignored', f'({more} more)', str(node.tag))))
+        if node_kind == 'geometry':
+            _first_shape_only(node, found)
+            shape = next((c for c in node if isinstance(c.tag, str)), None)
+            if shape is not None and shape.tag in _SHAPES:
+                stack.append((shape, str(shape.tag)))
+            continue
+        seen: set[str] = set()
+        strangers = 0
+        for child in list(node):
+            tag = child.tag
+            if not isinstance(tag, str):
+                continue
+            child_kind = children.get(tag)
+            line = int(child.sourceline or 0)
+            if child_kind is None:
+                strangers += 1
+                if strangers <= _MAX_ITEMS_PER_ELEMENT:
+                    found.append((line, LoadMessage(
+                        'unknown_element', f'Unknown element <{_clip(tag, 40)}> on line {line} '
+                        f'in {_where(node)} was ignored', _clip(tag, 40), str(node.tag))))
+                node.remove(child)
+            elif tag in seen and (node_kind, tag) not in _AGGREGATES:
+                found.append((line, LoadMessage(
+                    'duplicate_element', f'<{tag}> on line {line} repeats the <{tag}> of '
+                    f'{_where(node)}; like urdfdom, the first is used and this one is ignored',
+                    f'<{tag}>')))
+                node.remove(child)
+            else:
+                seen.add(tag)
+                stack.append((child, child_kind))
+        if strangers > _MAX_ITEMS_PER_ELEMENT:
+            more = strangers - _MAX_ITEMS_PER_ELEMENT
+            found.append((int(node.sourceline or 0), LoadMessage(
+                'unknown_element', f'{more} more unknown elements in {_where(node)} were '
+                'ignored', f'({more} more)', str(node.tag))))
+    found.sort(key=lambda item: item[0])  # stable: document order within a line
+    warnings.extend(message for _, message in found)
+
+
+def _first_shape_only(geometry: Any, found: list[tuple[int, LoadMessage]]) -> None:
+    """Keep a ``<geometry>``'s first child element (urdfdom ``parseGeometry``); drop the rest."""
+    elements = [c for c in geometry if isinstance(c.tag, str)]
+    for extra in elements[1:]:
+        line = int(extra.sourceline or 0)
+        found.append((line, LoadMessage(
+            'ignored_geometry_element', f'<{_clip(extra.tag, 40)}> on line {line} in '
+            f'{_where(geometry)} was ignored: like urdfdom (parseGeometry), the first element, '
+            f'<{_clip(elements[0].tag, 40)}>, is the shape', f'<{_clip(extra.tag, 40)}>')))
+        geometry.remove(extra)
+
+
+def _number_problem(text: str | None, what: str) -> str:
+    """Why urdfdom's ``strToDouble`` refuses ``text`` (``''``: it reads a number)."""
+    if text is None:
+        return f'{what} is missing'
+    token = text.strip()
+    if not _NUMBER.fullmatch(token) or not math.isfinite(float(token)):
+        return f'{what} {_clip(text, 40)!r} is not a number'
+    return ''
+
+
+def _vector_problem(text: str | None, what: str, count: int = 3) -> str:
+    """Why urdfdom's ``Vector3::init`` refuses ``text`` (``''``: it reads ``count`` numbers)."""
+    if text is None:
+        return f'{what} is missing'
+    tokens = text.split()
+    for token in tokens:
+        if _number_problem(token, what):
+            return f'{what} {_clip(text, 40)!r} has a component that is not a number'
+    if len(tokens) != count:
+        return f'{what} {_clip(text, 40)!r} has {len(tokens)} numbers, {count} expected'
+    return ''
+
+
+def _pose_problem(element: Any) -> tuple[str, Any]:
+    origin = element.find('origin')
+    if origin is None:
+        return '', None
+    for attribute in ('xyz', 'rpy'):
+        if origin.get(attribute) is not None:
+            problem = _vector_problem(origin.get(attribute), f'<origin {attribute}>')
+            if problem:
+                return problem, origin
+    return '', None
+
+
+def _geometry_problem(element: Any) -> tuple[str, Any]:
+    """Why urdfdom's ``parseGeometry`` returns no shape for this visual or collision."""
+    geometry = element.find('geometry')
+    if geometry is None:
+        return 'it has no <geometry>', element
+    shape = next((c for c in geometry if isinstance(c.tag, str)), None)
+    if shape is None:
+        return '<geometry> contains no shape element', geometry
+    checks: dict[str, tuple[tuple[str, bool], ...]] = {
+        'sphere': (('radius', False),), 'box': (('size', True),),
+        'cylinder': (('length', False), ('radius', False)),
+        'capsule': (('length', False), ('radius', False)),
+        'mesh': (('scale', True),),
+    }
+    if shape.tag not in checks:
+        return f'unknown geometry type <{_clip(shape.tag, 40)}>', shape
+    if shape.tag == 'mesh' and shape.get('filename') is None:
+        return '<mesh> has no filename', shape
+    for attribute, vector in checks[str(shape.tag)]:
+        text = shape.get(attribute)
+        if shape.tag == 'mesh' and text is None:
+            continue  # scale is optional
+        what = f'<{shape.tag} {attribute}>'
+        problem = _vector_problem(text, what) if vector else _number_problem(text, what)
+        if problem:
+            return problem, shape
+    return '', None
+
+
+def _visual_problem(visual: Any) -> tuple[str, Any]:
+    """Why urdfdom's ``parseVisual`` fails (``''`` when it reads the visual)."""
+    for check in (_pose_problem, _geometry_problem):
+        problem, element = check(visual)
+        if problem:
+            return problem, element
+    material = visual.find('material')
+    if material is not None and material.get('name') is None:
+        return '<material> has no name', material
+    return '', None
+
+
+def _collision_problem(collision: Any) -> tuple[str, Any]:
+    """Why urdfdom's ``parseCollision`` fails (``''`` when it reads the collision)."""
+    for check in (_pose_problem, _geometry_problem):
+        problem, element = check(collision)
+        if problem:
+            return problem, element
+    return '', None
+
+
+def _inertial_problem(inertial: Any) -> tuple[str, Any]:
+    """Why urdfdom's ``parseInertial`` fails (``''`` when it reads the inertial)."""
+    problem, element = _pose_problem(inertial)
+    if problem:
+        return problem, element
+    mass = inertial.find('mass')
+    if mass is None:
+        return 'it has no <mass>', inertial
+    problem = _number_problem(mass.get('value'), '<mass value>')
+    if problem:
+        return problem, mass
+    inertia = inertial.find('inertia')
+    if inertia is None:
+        return 'it has no <inertia>', inertial
+    for key in ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'):
+        problem = _number_problem(inertia.get(key), f'<inertia {key}>')
+        if problem:
+            return problem, inertia
+    return '', None
+
+
+def _drop_unparsable(link: Any, warnings: list[LoadMessage]) -> None:
+    """What urdfdom keeps of a link whose inertial, visual or collision it cannot parse.
+
+    urdfdom's ``parseLink`` (``urdf_parser/src/link.cpp``) returns at the first element it
+    cannot parse, and ``parseURDF`` (``model.cpp``) ignores that result and keeps the link as
+    far as it was read: a bad ``<inertial>`` leaves the link without inertial, visuals and
+    collisions; a bad ``<visual>`` keeps the visuals before it and no collision; a bad
+    ``<collision>`` keeps the collisions before it. The same elements are removed here, with
+    one warning naming the link, the element, its line and the reason.
+    """
+    name = _clip(link.get('name'))
+    visuals = link.findall('visual')
+    collisions = link.findall('collision')
+    inertial = link.find('inertial')
+    dropped: list[Any] = []
+    culprit = bad = None
+    problem = ''
+    if inertial is not None:
+        problem, bad = _inertial_problem(inertial)
+        if problem:
+            culprit, dropped = inertial, [inertial, *visuals, *collisions]
+    if not problem:
+        for i, visual in enumerate(visuals):
+            problem, bad = _visual_problem(visual)
+            if problem:
+                culprit, dropped = visual, [*visuals[i:], *collisions]
+                break
+    if not problem:
+        for i, collision in enumerate(collisions):
+            problem, bad = _collision_problem(collision)
+            if problem:
+                culprit, dropped = collision, collisions[i:]
+                break
+    if culprit is None or bad is None:
+        return
+    counts = {tag: sum(1 for e in dropped if e.tag == tag)
+              for tag in ('inertial', 'visual', 'collision')}
+    lost = ', '.join(f'{n} <{tag}>' for tag, n in counts.items() if n)
+    warnings.append(LoadMessage(
+        'dropped_link_element', f'link {name!r}: the <{culprit.tag}> on line '
+        f'{culprit.sourceline} cannot be read ({problem}, line {bad.sourceline}); like urdfdom '
+        f'(parseLink stops there, parseURDF keeps the link), the link is loaded without it and '
+        f'what follows it: dropped {lost}', f'{name!r} <{culprit.tag}> line {culprit.sourceline}'))
+    for element in dropped:
+        link.remove(element)
+
+
+def _fix_colors(root: Any, warnings: list[LoadMessage]) -> None:
+    """Read ``<color rgba>`` as urdfdom does (urdfdom_headers ``Color::init``).
+
+    Not four numbers: ``init`` returns false, the caller ignores it, and the color stays
+    the cleared one, opaque black ``0 0 0 1``. A component that is not a number: the color is
+    refused (a visual's material keeps only its name, which refers to a named material; a
+    named material gets the cleared color). Components outside [0, 1], which urdfdom also
+    refuses, are kept as written.
+    """
+    for color in root.iter('color'):
+        material = color.getparent()
+        if material is None or material.tag != 'material':
+            continue
+        text = color.get('rgba')
+        if text is None:
+            continue
+        tokens = text.split()
+        where = f'<color rgba={_clip(text, 40)!r}> on line {color.sourceline}'
+        if any(not _NUMBER.fullmatch(t) or not math.isfinite(float(t)) for t in tokens):
+            in_visual = material.getparent() is not None and material.getparent().tag == 'visual'
+            outcome = ('the material keeps only its name' if in_visual else
+                       'the material gets the cleared color 0 0 0 1')
+            warnings.append(LoadMessage(
+                'material_color', f'{where} has a component that is not a number; like '
+                f'urdfdom (parseMaterial), {outcome}', f'line {color.sourceline}'))
+            if in_visual:
+                material.remove(color)
+            else:
+                color.set('rgba', '0 0 0 1')
+        elif len(tokens) != 4:
+            warnings.append(LoadMessage(
+                'material_color', f'{where} has {len(tokens)} numbers, 4 expected; like '
+                'urdfdom (Color::init leaves the cleared color), it is read as opaque black '
+                '0 0 0 1', f'line {color.sourceline}'))
+            color.set('rgba', '0 0 0 1')
+
+
+def _urdfdom_pass(root: Any, warnings: list[LoadMessage]) -> None:
+    """Bring the tree to what urdfdom reads, so urdf_parser_py sees only that.
+
+    Unknown attributes and elements are removed and reported (:func:`_strip_unknown`), a
+    ``<geometry>`` keeps its first element (:func:`_first_shape_only`), links lose what
+    urdfdom cannot parse (:func:`_drop_unparsable`) and colors are read as urdfdom reads
+    them (:func:`_fix_colors`). Linear in the document.
+    """
+    _strip_unknown(root, 'robot', warnings)
+    for link in root.findall('link'):
+        _drop_unparsable(link, warnings)
+    _fix_colors(root, warnings)
 
 
 # --------------------------------------------------------------------------- conversion
@@ -369,7 +876,7 @@ def _material(m: Any, named: Mapping[str, Material]) -> Material | None:
     return Material(m.name or '', rgba, texture)
 
 
-def _convert_link(link: Any, prepared: _Prepared, named_materials: Mapping[str, Material],
+def _convert_link(link: _ParsedLink, prepared: _Prepared, named_materials: Mapping[str, Material],
                   source: str, resolver: ResourceResolver, warnings: list[LoadMessage],
                   unresolved: list[str]) -> Link:
     where, line = f'link {link.name!r}', prepared.link_lines.get(link.name)
@@ -614,7 +1121,7 @@ def load_urdf_string(document: str | bytes, *, source: str = '<string>',
     warnings: list[LoadMessage] = []
     prepared = _prepare(root, source, warnings)
     messages: list[str] = []
-    robot = _run_urdf_parser(root, source, messages)
+    robot = _parse_robot(root, source, messages)
     warnings.extend(_parser_message(m) for m in messages)
     named = {m.name: mat for m in robot.materials
              if (mat := _material(m, {})) is not None and m.name}

@@ -236,9 +236,10 @@ class RobotModel:
                              f'joints; at most {MAX_LINKS} links are supported (MAX_LINKS)')
         graph = graph.clone()
         self.name: str = graph.get_name()
-        self.load_warnings: tuple[str, ...] = ()
-        self.srdf_warnings: tuple[str, ...] = tuple(getattr(srdf, 'warnings', ()))
         self._messages: list[LoadMessage] = []
+        # Collected in lists (a tuple grown one warning at a time is quadratic), sealed below.
+        self._warnings: dict[bool, list[str]] = {False: [],
+                                                 True: list(getattr(srdf, 'warnings', ()))}
         virtual = self._add_virtual_joint(graph, srdf) if srdf is not None else None
         if graph.is_empty():
             raise ModelError('RobotModel: the scene graph is empty')
@@ -258,6 +259,9 @@ class RobotModel:
                 else virtual.parent_frame
         self._compile_semantics(srdf, kinematics or {}, virtual)
         self._compile_joint_properties(srdf)
+        self.load_warnings: tuple[str, ...] = tuple(self._warnings[False])
+        self.srdf_warnings: tuple[str, ...] = tuple(self._warnings[True])
+        del self._warnings
         log_load_messages(_LOG, f'RobotModel {self.name!r}', self._messages)
         self.load_messages: tuple[LoadMessage, ...] = (*getattr(srdf, 'messages', ()),
                                                        *self._messages)
@@ -368,10 +372,7 @@ class RobotModel:
               group: str = '') -> None:
         """Record a problem MoveIt tolerates with a log message (logged per kind at the end)."""
         self._messages.append(LoadMessage(kind, message, item, group))
-        if srdf:
-            self.srdf_warnings += (message,)
-        else:
-            self.load_warnings += (message,)
+        self._warnings[srdf].append(message)
 
     def _add_virtual_joint(self, graph: Any, srdf: Any) -> Any | None:
         """Connect the URDF root to the SRDF's virtual joint (MoveIt ``constructJointModel``).
@@ -380,6 +381,14 @@ class RobotModel:
         with a warning. Its parent frame becomes the new root link; when that name is already
         a link (e.g. ``parent_frame == child_link``, which MoveIt accepts) the new root link is
         named ``<joint>_parent_frame``. A fixed virtual joint onto its own child adds nothing.
+
+        MoveIt's rule (``RobotModel::constructJointModel``) is on the child frame alone: a
+        virtual joint whose child is not the URDF root is skipped ("Skipping virtual joint
+        '...' because its child frame '...' does not match the URDF frame '...'"), whatever
+        its name, so one named like a URDF joint does not make its parent frame the model
+        frame. Its graph already holding the virtual joint (a model's own ``to_scene_graph()``
+        compiled again) is recognized by the joint's type and parent frame, not by its name.
+        A virtual joint on the root named like a URDF joint is skipped too (decision L21).
 
         Returns:
             The virtual joint used, or ``None``.
@@ -390,8 +399,10 @@ class RobotModel:
             existing = graph.get_joint(vj.name)
             if chosen is None and existing is not None and \
                     existing.child_link_name == vj.child_link and \
-                    existing.parent_link_name == root:  # recompiling a model's own graph
-                chosen = vj
+                    existing.parent_link_name == root and \
+                    existing.type is JointType(vj.type) and \
+                    (root == vj.parent_frame or root.startswith(f'{vj.name}_parent_frame')):
+                chosen = vj  # recompiling a model's own graph: its root is this frame
                 continue
             if chosen is not None:
                 self._warn(f'virtual joint {vj.name!r} is ignored: the model already has the '
@@ -407,9 +418,16 @@ class RobotModel:
                 link = graph.get_link(root)
                 if not (root == 'world' and vj.type == 'fixed' and not link.visuals
                         and not link.collisions):  # MoveIt's quiet Gazebo 'world' case
-                    self._warn(f'virtual joint {vj.name!r} is ignored: its child frame '
-                               f'{vj.child_link!r} is not the URDF root link {root!r}',
+                    self._warn(f'Skipping virtual joint {vj.name!r} because its child frame '
+                               f'{vj.child_link!r} does not match the URDF frame {root!r} '
+                               '(MoveIt); the model frame stays the URDF root',
                                True, 'ignored_virtual_joint', repr(vj.name))
+                continue
+            if existing is not None:
+                self._warn(f'Skipping virtual joint {vj.name!r}: the URDF already has a joint '
+                           f'named {vj.name!r} (from {existing.parent_link_name!r} to '
+                           f'{existing.child_link_name!r}); the model frame stays the URDF root',
+                           True, 'ignored_virtual_joint', repr(vj.name))
                 continue
             chosen = vj
             jtype = JointType(vj.type)
