@@ -16,9 +16,10 @@ therefore:
    each on disk, ~1 s for all) and switches the process to the compiled kernels.
 
 With a warm cache the signature file is already there: step 2 is skipped and the switch comes
-~1 s after the start. The file's name carries a hash of the package's sources, numba's version
-and the Python version, so an upgrade starts over. The child dies with its parent (Linux
-``PR_SET_PDEATHSIG``), and :meth:`KernelPreparation.stop` ends it at once.
+~1 s after the node is up. The file's name carries a hash of the package's sources and
+directory, numba's version and the Python version, so an upgrade or a copy starts over. The
+child dies with its parent (Linux ``PR_SET_PDEATHSIG``), and :meth:`KernelPreparation.stop`
+ends it at once.
 
 Threads: one :class:`KernelPreparation` per process (:func:`kernel_preparation`); its methods
 are safe to call from any thread.
@@ -64,10 +65,15 @@ Signatures = dict[str, dict[str, list[Any]]]
 
 
 def signature_file() -> Path:
-    """The signature file of this package's sources, numba and Python (see the module doc)."""
+    """The signature file of this package's sources, numba and Python (see the module doc).
+
+    The package's directory is part of the key: numba keys its cached kernels on their source
+    files' paths, so a copy of the same sources elsewhere (a clone, a colcon install) finds none
+    of them, and must compile in the child rather than in the serving process.
+    """
     digest = hashlib.sha256()
-    digest.update(f'{sys.version}|numba {importlib.metadata.version("numba")}'.encode())
     package = Path(__file__).resolve().parents[1]
+    digest.update(f'{sys.version}|numba {importlib.metadata.version("numba")}|{package}'.encode())
     for path in sorted(package.rglob('*.py')):
         digest.update(path.relative_to(package).as_posix().encode())
         digest.update(path.read_bytes())
