@@ -357,6 +357,11 @@ def demo(tmp_path_factory: pytest.TempPathFactory):
         child = ros_testing.ChildProcess(['-m', 'robot_state_core', 'run', '--simulate'])
         try:
             child.wait_for_line("published robot '", timeout=120.0)
+            # The README describes the steady state: compiled kernels. On a machine's first
+            # start they compile for ~30 s, and IK with the examples' 50 ms timeouts may time
+            # out meanwhile (README "The first start on a machine"; test_ros_first_start.py
+            # checks that window with its own timeouts).
+            child.wait_for_line('compiled kernels in use', timeout=240.0)
             yield ros
         finally:
             code = child.stop()
