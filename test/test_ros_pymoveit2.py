@@ -122,6 +122,9 @@ def client(ros):
     user = None
     try:
         child.wait_for_line("published robot '", timeout=60)
+        # pymoveit2's IK and Cartesian calls use MoveIt's short default timeouts: against the
+        # compiled kernels (a first start serves interpreted ones for ~30 s, test_ros_first_start).
+        child.wait_for_line('compiled kernels in use', timeout=240)
         user = _Client(ros, model, state)
         yield user
     finally:
