@@ -10,7 +10,9 @@ VENV_JAZZY := $(CURDIR)/.venv-jazzy
 PY_JAZZY   := $(VENV_JAZZY)/bin/python
 # DDS stays on this machine: loopback-only discovery, fast-discovery FastDDS profile.
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
+# Fast DDS 3 (Kilted) reads the first name, Fast DDS 2.14 (Jazzy) only the second.
 export FASTDDS_DEFAULT_PROFILES_FILE := $(CURDIR)/config/fastdds_fast_discovery.xml
+export FASTRTPS_DEFAULT_PROFILES_FILE := $(FASTDDS_DEFAULT_PROFILES_FILE)
 export RMW_IMPLEMENTATION := rmw_fastrtps_cpp
 export AMENT_PREFIX_PATH := $(VENV)
 export PYTHONDONTWRITEBYTECODE := 1

@@ -39,17 +39,14 @@ import threading
 import time
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from common import dds_env, REPO_ROOT
+
 ROBOT = REPO_ROOT / 'test' / 'resources' / 'all_joint_types.urdf'
 ENTRY = 'import sys; from robot_state_core.ros.main import {0} as m; sys.exit(m())'
 
 
 def _env(checkout: Path, domain: int) -> dict[str, str]:
-    return {**os.environ, 'PYTHONPATH': str(checkout), 'ROS_DOMAIN_ID': str(domain),
-            'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST', 'RMW_IMPLEMENTATION': 'rmw_fastrtps_cpp',
-            'FASTDDS_DEFAULT_PROFILES_FILE': str(REPO_ROOT / 'config' /
-                                                 'fastdds_fast_discovery.xml'),
-            'AMENT_PREFIX_PATH': sys.prefix}
+    return {**dds_env(domain, sys.prefix), 'PYTHONPATH': str(checkout)}
 
 
 class NodeProcess:

@@ -49,6 +49,8 @@ import time
 from typing import Any
 
 from common import (
+    dds_env,
+    FASTDDS_PROFILE,
     fmt_ms,
     fmt_pct,
     fmt_ratio,
@@ -77,7 +79,6 @@ HERE = Path(__file__).resolve().parent
 THIS_FILE = Path(__file__).resolve()
 VENV = REPO_ROOT / '.venv'
 PYTHON = str(VENV / 'bin' / 'python') if (VENV / 'bin' / 'python').exists() else sys.executable
-FASTDDS_PROFILE = REPO_ROOT / 'config' / 'fastdds_fast_discovery.xml'
 SHM_DIR = Path('/dev/shm')
 ROLES = ('--relay', '--driver', '--empty-server', '--client', '--tf-static-listener')
 
@@ -145,18 +146,7 @@ _COUNT_BE = struct.Struct('>I')
 
 def ros_env(domain: int) -> dict[str, str]:
     """The environment of every child: loopback-only DDS on a private domain."""
-    env = dict(os.environ)
-    for key in ('ROS_STATIC_PEERS', 'ROS_LOCALHOST_ONLY', 'ROS_DISCOVERY_SERVER'):
-        env.pop(key, None)
-    env.update({
-        'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST',
-        'FASTDDS_DEFAULT_PROFILES_FILE': str(FASTDDS_PROFILE),
-        'ROS_DOMAIN_ID': str(domain),
-        'RMW_IMPLEMENTATION': 'rmw_fastrtps_cpp',
-        'AMENT_PREFIX_PATH': str(VENV),
-        'PYTHONUNBUFFERED': '1',
-    })
-    return env
+    return {**dds_env(domain, VENV), 'PYTHONUNBUFFERED': '1'}
 
 
 def missing_ros_modules() -> list[str]:

@@ -34,7 +34,7 @@ import sys
 import threading
 import time
 
-from common import Progress, REPO_ROOT, Section, Settings, Table, Target
+from common import dds_env, Progress, REPO_ROOT, Section, Settings, Table, Target
 import numpy as np
 
 NAME = 'viewer'
@@ -43,7 +43,6 @@ PARTS = ('startup', 'follow')
 
 VENV = REPO_ROOT / '.venv'
 PYTHON = str(VENV / 'bin' / 'python') if (VENV / 'bin' / 'python').exists() else sys.executable
-FASTDDS_PROFILE = REPO_ROOT / 'config' / 'fastdds_fast_discovery.xml'
 COUNTER_JS = '''
 window.__rsc = {ws: 0, worker: 0, raf: 0};
 (() => {
@@ -107,15 +106,8 @@ class _Child:
 
 
 def _env(domain: int | None = None) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), PYTHONUNBUFFERED='1')
-    if domain is not None:
-        for key in ('ROS_STATIC_PEERS', 'ROS_LOCALHOST_ONLY', 'ROS_DISCOVERY_SERVER'):
-            env.pop(key, None)
-        env.update({'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST',
-                    'FASTDDS_DEFAULT_PROFILES_FILE': str(FASTDDS_PROFILE),
-                    'ROS_DOMAIN_ID': str(domain), 'RMW_IMPLEMENTATION': 'rmw_fastrtps_cpp',
-                    'AMENT_PREFIX_PATH': str(VENV)})
-    return env
+    env = dict(os.environ) if domain is None else dds_env(domain, VENV)
+    return {**env, 'PYTHONPATH': str(REPO_ROOT), 'PYTHONUNBUFFERED': '1'}
 
 
 def _robots() -> list[tuple[str, list[str]]]:

@@ -24,6 +24,24 @@ import time
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+#: FastDDS participant profile of every benchmark process that speaks DDS (fast discovery).
+FASTDDS_PROFILE = REPO_ROOT / 'config' / 'fastdds_fast_discovery.xml'
+
+
+def dds_env(domain: int, ament_prefix: str | Path) -> dict[str, str]:
+    """The environment of a DDS child: this one, kept on loopback, on a private domain.
+
+    The profile goes under both names: Fast DDS 3 (Kilted) reads ``FASTDDS_DEFAULT_PROFILES_FILE``,
+    Fast DDS 2.14 (Jazzy) only ``FASTRTPS_DEFAULT_PROFILES_FILE``.
+    """
+    env = dict(os.environ)
+    for key in ('ROS_STATIC_PEERS', 'ROS_LOCALHOST_ONLY', 'ROS_DISCOVERY_SERVER'):
+        env.pop(key, None)
+    env.update({'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST', 'ROS_DOMAIN_ID': str(domain),
+                'FASTDDS_DEFAULT_PROFILES_FILE': str(FASTDDS_PROFILE),
+                'FASTRTPS_DEFAULT_PROFILES_FILE': str(FASTDDS_PROFILE),
+                'RMW_IMPLEMENTATION': 'rmw_fastrtps_cpp', 'AMENT_PREFIX_PATH': str(ament_prefix)})
+    return env
 
 
 # ---------------------------------------------------------------------------- settings/progress
