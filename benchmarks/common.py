@@ -31,15 +31,17 @@ FASTDDS_PROFILE = REPO_ROOT / 'config' / 'fastdds_fast_discovery.xml'
 def dds_env(domain: int, ament_prefix: str | Path) -> dict[str, str]:
     """The environment of a DDS child: this one, kept on loopback, on a private domain.
 
-    The profile goes under both names: Fast DDS 3 (Kilted) reads ``FASTDDS_DEFAULT_PROFILES_FILE``,
-    Fast DDS 2.14 (Jazzy) only ``FASTRTPS_DEFAULT_PROFILES_FILE``.
+    The profile goes under the name the venv's Fast DDS reads: Fast DDS 2.14 (Jazzy,
+    ``libfastrtps``) only ``FASTRTPS_DEFAULT_PROFILES_FILE``, Fast DDS 3 (Kilted)
+    ``FASTDDS_DEFAULT_PROFILES_FILE`` (its rmw warns about the old name, so that one is unset).
     """
     env = dict(os.environ)
-    for key in ('ROS_STATIC_PEERS', 'ROS_LOCALHOST_ONLY', 'ROS_DISCOVERY_SERVER'):
+    names = ('FASTRTPS_DEFAULT_PROFILES_FILE', 'FASTDDS_DEFAULT_PROFILES_FILE')
+    for key in ('ROS_STATIC_PEERS', 'ROS_LOCALHOST_ONLY', 'ROS_DISCOVERY_SERVER', *names):
         env.pop(key, None)
+    jazzy = Path(ament_prefix, 'lib', 'libfastrtps.so').exists()
     env.update({'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST', 'ROS_DOMAIN_ID': str(domain),
-                'FASTDDS_DEFAULT_PROFILES_FILE': str(FASTDDS_PROFILE),
-                'FASTRTPS_DEFAULT_PROFILES_FILE': str(FASTDDS_PROFILE),
+                names[0] if jazzy else names[1]: str(FASTDDS_PROFILE),
                 'RMW_IMPLEMENTATION': 'rmw_fastrtps_cpp', 'AMENT_PREFIX_PATH': str(ament_prefix)})
     return env
 

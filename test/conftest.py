@@ -21,9 +21,16 @@ FASTDDS_PROFILE = REPO / 'config' / 'fastdds_fast_discovery.xml'
 
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 os.environ.pop('ROS_STATIC_PEERS', None)
-# Fast DDS 3 (Kilted) reads FASTDDS_DEFAULT_PROFILES_FILE, Fast DDS 2.14 (Jazzy) only the old name.
-os.environ.setdefault('FASTDDS_DEFAULT_PROFILES_FILE', str(FASTDDS_PROFILE))
-os.environ.setdefault('FASTRTPS_DEFAULT_PROFILES_FILE', str(FASTDDS_PROFILE))
+#: The profile variable this venv's Fast DDS reads: Fast DDS 2.14 (Jazzy, ``libfastrtps``) reads
+#: only ``FASTRTPS_DEFAULT_PROFILES_FILE``; Fast DDS 3 (Kilted) ``FASTDDS_DEFAULT_PROFILES_FILE``,
+#: and Kilted's rmw warns on stderr about the old name. Only the one read is set.
+FASTDDS_PROFILE_VARIABLE = ('FASTRTPS_DEFAULT_PROFILES_FILE'
+                            if Path(sys.prefix, 'lib', 'libfastrtps.so').exists()
+                            else 'FASTDDS_DEFAULT_PROFILES_FILE')
+for _name in ('FASTRTPS_DEFAULT_PROFILES_FILE', 'FASTDDS_DEFAULT_PROFILES_FILE'):
+    if _name != FASTDDS_PROFILE_VARIABLE:
+        os.environ.pop(_name, None)
+os.environ.setdefault(FASTDDS_PROFILE_VARIABLE, str(FASTDDS_PROFILE))
 os.environ.setdefault('RMW_IMPLEMENTATION', 'rmw_fastrtps_cpp')
 os.environ.setdefault('AMENT_PREFIX_PATH', sys.prefix)
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helper modules
