@@ -13,18 +13,27 @@ The benchmark process itself never imports rclpy; it starts child processes:
 
   - ``--relay``: a bare rclpy node that republishes every JointState as a TFMessage with the same
     number of TransformStamped (same frame names) as our node, stamped with the JointState stamp,
-    computing nothing (the floor of a Python joint_states → /tf node); ``--executor multi``
+    computing nothing (the floor of a Python joint_states → /tf node); ``--tricks`` gives it our
+    node's transport tricks (the **floor** of the /tf table: a pre-serialised TFMessage with only
+    the stamps and numbers written in place, published as CDR bytes; the JointStates already
+    queued taken in the same callback; the same GIL switch interval); ``--executor multi``
     spins it on a MultiThreadedExecutor instead (a diagnostic, see :data:`TF_TOOLS`);
   - ``--driver``: publishes JointState at 1 kHz (stamp = ``time.time_ns()`` at send time) from a
     thread, and records every /tf arrival (raw subscription; the stamp is read from the CDR
     bytes, so the recorder does not deserialize);
-  - ``--empty-server``: GetPositionIK / GetPositionFK / Trigger servers that return immediately;
+  - ``--empty-server``: GetPositionIK / GetPositionFK / GetStateValidity / Trigger servers that
+    return immediately;
   - ``--client``: times service round trips, interleaved over the services;
   - ``--tf-static-listener``: waits for the first /tf_static message (transient local) and prints
-    its arrival time (the start-up part).
+    its arrival time (the start-up part);
+  - ``--first-answer-client``: up before the node; sends compute_fk, compute_ik and
+    check_state_validity as soon as each service is discovered and records when each is
+    answered (the ``first_answer`` part);
+  - ``--validity-client``: adds 100 boxes through ``apply_planning_scene``, then times
+    check_state_validity round trips to our node and the empty server (the ``validity`` part).
 
-Run through ``benchmarks/run.py`` (``--module ros``, ``--only tf|services|node_start``,
-``--quick``).
+Run through ``benchmarks/run.py`` (``--module ros``,
+``--only tf|services|node_start|first_answer|validity``, ``--quick``).
 """
 
 from __future__ import annotations
@@ -65,7 +74,7 @@ import numpy as np
 
 NAME = 'ros'
 TITLE = 'robot_state_core ROS-layer benchmarks'
-PARTS = ('tf', 'services', 'node_start')
+PARTS = ('tf', 'services', 'node_start', 'first_answer', 'validity')
 METHOD = ('Method: real DDS between separate processes on loopback only '
           '(`ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`, `rmw_fastrtps_cpp`, the fast-discovery '
           'FastDDS profile, a private `ROS_DOMAIN_ID` from ros-domain-coordinator); every wait '
@@ -80,7 +89,8 @@ THIS_FILE = Path(__file__).resolve()
 VENV = REPO_ROOT / '.venv'
 PYTHON = str(VENV / 'bin' / 'python') if (VENV / 'bin' / 'python').exists() else sys.executable
 SHM_DIR = Path('/dev/shm')
-ROLES = ('--relay', '--driver', '--empty-server', '--client', '--tf-static-listener')
+ROLES = ('--relay', '--driver', '--empty-server', '--client', '--tf-static-listener',
+         '--first-answer-client', '--validity-client')
 
 #: (key, label) of the /tf latency robots; ``default`` is the embedded robot (with its SRDF).
 TF_ROBOTS = (
@@ -88,12 +98,13 @@ TF_ROBOTS = (
     ('panda', 'Panda'),
     ('talos_full', 'Talos full_v2'),
 )
-#: The tools of the /tf latency table: our node and the bare relay (``rclpy.spin``). Add
+#: The tools of the /tf latency table: our node, the floor (the relay with our node's transport
+#: tricks: raw CDR publish, queue drain, switch interval) and the bare relay (``rclpy.spin``). Add
 #: ``'relay-mt'`` for a diagnostic: the relay on ``MultiThreadedExecutor(num_threads=3)`` driven
 #: by ``spin_once(timeout_sec=0.05)`` (what the CLI's TF path used before it moved to a
 #: SingleThreadedExecutor; with rclpy 9.1.2 it drops ~98 % of the messages at 1 kHz, see
 #: ros2/rclpy#1452, fixed upstream by ros2/rclpy#1547).
-TF_TOOLS: tuple[str, ...] = ('ours', 'relay')
+TF_TOOLS: tuple[str, ...] = ('ours', 'floor', 'relay')
 TF_RATE_HZ = 1000.0
 TF_DURATION_S = {False: 5.0, True: 1.5}  # measured phase, by settings.quick
 TF_WARMUP_S = {False: 0.5, True: 0.3}  # sent at full rate before measuring, not counted
@@ -120,7 +131,15 @@ STOP_TIMEOUT = 10.0
 #: Safety ``--duration`` of our node; it is interrupted (SIGINT) long before.
 NODE_SAFETY_DURATION = 600.0
 
-TARGET_TF_RATIO = 1.2  # ours p50 / relay p50 (issue 12)
+TARGET_TF_RATIO = 1.0  # ours p50 / floor p50, the floor with the same tricks (issue 27)
+#: The old framing (issue 12): ours p50 / bare relay p50, reported beside it.
+RELAY_TF_RATIO = 1.2
+#: The floor's GIL switch interval [s]: ours' (``robot_state_core.ros.main.SWITCH_INTERVAL_S``;
+#: spelled out so the roles never import the package under test).
+FLOOR_SWITCH_INTERVAL_S = 0.00025
+#: JointStates the floor takes from its queue per callback beyond the first: ours'
+#: (``robot_state_core.ros.state_publisher_node.MAX_QUEUED_TAKEN``).
+FLOOR_MAX_QUEUED_TAKEN = 16
 #: Backlog criterion: the median of the last 10 % of samples exceeds twice the first 10 %'s
 #: median plus this slack [ms] (a queue that keeps growing shows up as a rising trend).
 BACKLOG_SLACK_MS = 0.5
@@ -346,6 +365,22 @@ def child(label: str, args: Sequence[str], env: dict[str, str],
         c.stop()
 
 
+#: Longest wait for a node's switch to the compiled kernels (a cold user cache compiles them in
+#: the node's child: ~30-60 s on an idle 2-core machine) [s].
+KERNELS_TIMEOUT = 300.0
+
+
+def wait_for_compiled_kernels(node: Child) -> float:
+    """Wait for our node's ``compiled kernels in use after ...`` line; seconds waited.
+
+    The steady state the round-trip rows describe: a node serves with the interpreted kernels
+    until then (``jit/background.py``), which no warm-up of a few calls would hide.
+    """
+    t0 = time.monotonic()
+    node.wait_for_line('compiled kernels in use', KERNELS_TIMEOUT)
+    return time.monotonic() - t0
+
+
 # ---------------------------------------------------------------------------- statistics
 
 
@@ -445,6 +480,7 @@ class TfRobot:
     """One robot of the /tf benchmark: how to start our node, what the driver sends."""
 
     key: str
+    name: str  # the case of the target rows (no numbers)
     label: str
     node_args: list[str]  # CLI arguments selecting the robot
     names: list[str]  # every active variable
@@ -477,7 +513,7 @@ def tf_robot(key: str, label: str) -> TfRobot:
     assert update.transforms is not None
     frames = list(zip(update.transforms.parent_frames, update.transforms.child_frames,
                       strict=True))
-    return TfRobot(key, f'{label} ({len(names)} variables, {len(frames)} transforms)',
+    return TfRobot(key, label, f'{label} ({len(names)} variables, {len(frames)} transforms)',
                    node_args, names, np.array(samples), frames)
 
 
@@ -494,7 +530,8 @@ def run_tf_trial(robot: TfRobot, tool: str, env: dict[str, str], tmp: Path,
         ready = 'published robot'
     else:
         args = [str(THIS_FILE), '--relay', '--frames', str(frames_file), '--executor',
-                'multi' if tool == 'relay-mt' else 'single']
+                'multi' if tool == 'relay-mt' else 'single', *(['--tricks'] if tool == 'floor'
+                                                                else [])]
         ready = 'relay ready'
     with child(f'{tool} node ({robot.key})', args, env, registry) as node:
         node.wait_for_line(ready, MATCH_TIMEOUT)
@@ -520,7 +557,8 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
              registry: list[Child]) -> Section:
     duration = TF_DURATION_S[settings.quick]
     main = Table(['robot', 'node', 'p50 ms', 'p99 ms', 'max ms', 'received / sent',
-                  'first 10 % → last 10 % p50 ms', 'backlog', 'p50 ours / relay'],
+                  'first 10 % → last 10 % p50 ms', 'backlog', 'p50 ours / floor',
+                  'p50 ours / relay'],
                  title='End-to-end latency: /tf arrival − JointState stamp')
     parts = Table(['robot', 'node', 'stamp → node publishes /tf (p50 / p99 ms)',
                    'DDS transport to recorder (p50 ms)', 'recorder callback (p50 ms)',
@@ -533,18 +571,33 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
         'records, in the same process, the arrival time of every TFMessage on /tf (raw '
         'subscription, tf2 QoS: reliable, depth 100). **ours** = `python -m '
         'robot_state_core.apps.cli run [--urdf U --package-root R] --ignore-timestamp '
-        '--no-services` (one /tf message per JointState). **relay** = `bench_ros.py --relay`, '
+        '--no-services` (one /tf message per JointState; its transport tricks: /tf written '
+        'as pre-serialised CDR with only the stamps and numbers patched in place, '
+        '`ros/tf_wire.py`; the JointStates already queued behind the one the executor hands '
+        f'over taken in the same callback, up to {FLOOR_MAX_QUEUED_TAKEN}; '
+        '`sys.setswitchinterval('
+        f'{FLOOR_SWITCH_INTERVAL_S * 1e3:g} ms)`). **floor** = `bench_ros.py --relay --tricks`: '
         'a bare rclpy node (`rclpy.spin`, SingleThreadedExecutor) subscribing joint_states '
-        'with the same sensor-data QoS and republishing a TFMessage with the same '
-        'TransformStamped count and frame names, stamped with the JointState stamp, computing '
-        'nothing.'
+        'with the same sensor-data QoS (message objects, as ours) and publishing, per '
+        'JointState, a TFMessage with the same TransformStamped count and frame names, stamped '
+        'with the JointState stamp, computing nothing, **with the same tricks**: one TFMessage '
+        'serialised once by `rclpy.serialization.serialize_message`, then per message the '
+        'stamps and the 7 numbers of every transform written into that buffer with numpy '
+        '(fixed values: the floor computes no FK) and the bytes published raw; the same '
+        f'take/drain of up to {FLOOR_MAX_QUEUED_TAKEN} queued JointStates per callback '
+        f'(`take_message` on the subscription handle); the same `sys.setswitchinterval('
+        f'{FLOOR_SWITCH_INTERVAL_S * 1e3:g} ms)`. **relay** = the old bare floor, the second '
+        'framing: the same node without the tricks (publishes a reused TFMessage object with '
+        'fresh stamps, one message per executor wake-up, default switch interval).'
         + (' **relay-mt** (diagnostic, no target) = the same relay on '
            '`MultiThreadedExecutor(num_threads=3)` driven by `spin_once(timeout_sec=0.05)`.'
            if 'relay-mt' in TF_TOOLS else '')
         + f' Per trial: wait for matching and a first /tf, {TF_WARMUP_S[settings.quick]:g} s '
         f'at full rate as warm-up (not counted), then {duration:g} s measured. The nodes take '
         'turns in a rotating order, one robot after the other. '
-        f"Target: ours p50 ≤ {TARGET_TF_RATIO}× the relay's p50, and no backlog: not "
+        f"Target (issue 27): ours p50 ≤ {TARGET_TF_RATIO}× the floor's p50 (the floor with "
+        f"the same tricks; the bare relay's ratio beside it, issue 12's framing ≤ "
+        f'{RELAY_TF_RATIO}×), and no backlog: not '
         f"*rising* (median of the last 10 % of samples ≤ 2× the first 10 %'s + "
         f'{BACKLOG_SLACK_MS} ms) and not *saturated* (≤ {fmt_pct(DROP_LIMIT)} % of the '
         'messages dropped: a node slower than the rate fills the depth-5 best-effort '
@@ -592,11 +645,11 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
                 section.notes.append(f'**{robot.label}, {tool}: /tf messages carried '
                                      f'{sorted(stats.transforms)} transforms, expected '
                                      f'{len(robot.frames)}**')
-        ratio = (results['ours'].pct(50) / results['relay'].pct(50)
-                 if {'ours', 'relay'} <= results.keys() else None)
+        ratios = {peer: results['ours'].pct(50) / results[peer].pct(50)
+                  for peer in ('floor', 'relay') if {'ours', peer} <= results.keys()}
         for tool in TF_TOOLS:
             if tool not in results:
-                main.add(robot.label, tool, *['failed'] + ['–'] * 6)
+                main.add(robot.label, tool, *['failed'] + ['–'] * 7)
                 continue
             s = results[tool]
             first, last = s.trend
@@ -606,7 +659,8 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
                      f'{s.received:,} / {s.sent:,}'
                      + (f' ({drops:,} dropped, {fmt_pct(drops / s.sent)} %)' if drops else ''),
                      f'{first:.2f} → {last:.2f}', s.backlog,
-                     fmt_ratio(ratio) if tool == 'ours' and ratio is not None else '')
+                     *(fmt_ratio(ratios[peer]) if tool == 'ours' and peer in ratios else ''
+                       for peer in ('floor', 'relay')))
             parts.add(robot.label, tool,
                       f'{s.pct(50, s.node_ms):.2f} / {s.pct(99, s.node_ms):.2f}',
                       f'{s.pct(50, s.transport_ms):.3f}', f'{s.pct(50, s.recorder_ms):.3f}',
@@ -616,32 +670,47 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
                       f'{s.drain_ms:.1f}', f'{s.foreign_cores:.2f}'
                       + (' (best of 2 trials)' if s.attempts > 1 else '')
                       + (' **disturbed**' if s.foreign_cores > FOREIGN_LIMIT else ''))
-        disturbed = [t for t in ('ours', 'relay')
+        disturbed = [t for t in ('ours', 'floor', 'relay')
                      if t in results and results[t].foreign_cores > FOREIGN_LIMIT]
         caveat = ('; not conclusive: other processes used '
                   + ', '.join(f'{results[t].foreign_cores:.2f} cores during {t}'
                               for t in disturbed)) if disturbed else ''
-        if ratio is not None:
-            met = ratio <= TARGET_TF_RATIO
+        case = f'{robot.name}: ours p50 ≤ {TARGET_TF_RATIO}× the floor with the same tricks'
+        if 'floor' in ratios:
+            ratio = ratios['floor']
+            ours_p50 = results['ours'].pct(50)
+            backlog_ok = results['ours'].backlog == 'no'
+            met = ratio <= TARGET_TF_RATIO and backlog_ok
+            figures = {'ours_s': ours_p50 * 1e-3, 'peer_s': results['floor'].pct(50) * 1e-3,
+                       'backlog_ok': float(backlog_ok),
+                       'disturbed': float(bool(set(disturbed) & {'ours', 'floor'}))}
+            relay_text = ''
+            if 'relay' in ratios:
+                figures['relay_s'] = results['relay'].pct(50) * 1e-3
+                relay_text = (f'; bare relay (no tricks) {results["relay"].pct(50):.2f} ms = '
+                              f'{fmt_ratio(ratios["relay"])} (issue 12 framing ≤ '
+                              f'{RELAY_TF_RATIO}×)')
+            why = [w for w, bad in ((f'{fmt_ratio(ratio / TARGET_TF_RATIO)} over the ratio',
+                                     ratio > TARGET_TF_RATIO),
+                                    (f'backlog: {results["ours"].backlog}', not backlog_ok))
+                   if bad]
             section.targets.append(Target(
-                '/tf latency', f'{robot.label}: ours p50 ≤ {TARGET_TF_RATIO}× relay p50',
-                f'{results["ours"].pct(50):.2f} ms vs {results["relay"].pct(50):.2f} ms = '
-                f'{fmt_ratio(ratio)}', met,
-                ('' if met else f'{fmt_ratio(ratio / TARGET_TF_RATIO)} over the ratio')
-                + caveat, key='tf_latency',
-                figures={'ours_s': results['ours'].pct(50) * 1e-3,
-                         'peer_s': results['relay'].pct(50) * 1e-3,
-                         'backlog_ok': float(results['ours'].backlog == 'no'),
-                         'disturbed': float(bool(disturbed))}))
+                '/tf latency',
+                f'{case} (raw CDR publish of a pre-serialised TFMessage, queue drain in the '
+                f'callback, switch interval {FLOOR_SWITCH_INTERVAL_S * 1e3:g} ms on both '
+                'sides), no backlog',
+                f'{ours_p50:.2f} ms vs floor {results["floor"].pct(50):.2f} ms = '
+                f'{fmt_ratio(ratio)}{relay_text}', met,
+                '; '.join(why + ([caveat.removeprefix('; ')] if caveat else [])),
+                key='tf_latency', figures=figures))
         else:
-            section.targets.append(Target('/tf latency', f'{robot.label}: ours p50 ≤ '
-                                           f'{TARGET_TF_RATIO}× relay p50', 'trial failed',
-                                           None, 'trial failed', key='tf_latency'))
+            section.targets.append(Target('/tf latency', case, 'trial failed', None,
+                                          'trial failed', key='tf_latency'))
         if 'ours' in results:
             s = results['ours']
             first, last = s.trend
             section.targets.append(Target(
-                '/tf backlog', f'{robot.label}: ours keeps up at {TF_RATE_HZ:.0f} Hz (no '
+                '/tf backlog', f'{robot.name}: ours keeps up at {TF_RATE_HZ:.0f} Hz (no '
                 f'rising latency, ≤ {fmt_pct(DROP_LIMIT)} % dropped)',
                 f'p50 first 10 % {first:.2f} ms → last 10 % {last:.2f} ms; '
                 f'{s.sent - s.received} of {s.sent} dropped', s.backlog == 'no',
@@ -670,8 +739,9 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
         "2 Hz; /tf published as serialized bytes (`ros/tf_wire.py`: the middleware's own "
         'serialization of each frame list, stamps and numbers written in place), JointStates '
         'already queued behind the one the executor hands over taken in the same wake-up); '
-        'the relay is a plain `rclpy.spin` publishing a reused TFMessage object with fresh '
-        'stamps. All of it is part of what is measured.',
+        'the floor is a plain `rclpy.spin` with the same three tricks (its own copy of the '
+        'CDR walk, not the package under test); the relay is a plain `rclpy.spin` publishing '
+        'a reused TFMessage object with fresh stamps. All of it is part of what is measured.',
     ]
     if 'relay-mt' in TF_TOOLS:
         section.notes.append(
@@ -756,7 +826,8 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
     section = Section(
         'compute_ik / compute_fk round trip vs the empty-service floor',
         '**ours** = `python -m robot_state_core run` (no `--urdf`: the embedded robot and '
-        'its SRDF; services on, no joint_states, so the current state is the default one). '
+        'its SRDF; services on, no joint_states, so the current state is the default one; '
+        'the client starts once the node says its compiled kernels are in use). '
         '**empty** = `bench_ros.py --empty-server`: GetPositionIK, GetPositionFK and '
         'std_srvs/Trigger servers that return immediately (`rclpy.spin`). A client process '
         '(SingleThreadedExecutor, `call_async` + `spin_until_future_complete`, timed with '
@@ -768,7 +839,10 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
         'current (default) state, timeout 0 (the group default, '
         f'{model.group(IK_GROUP).default_ik_timeout * 1e3:g} ms: the CLI loads no '
         'kinematics.yaml), no collision checking; **solve** = `solve_ik` of the same requests '
-        'in the benchmark process (same model, seed state and timeout: the solver alone); '
+        'in the benchmark process, back to back, in the order the client sends them (same '
+        'model, seed state, timeout, default options and a prepared `IKCache`, as the server: '
+        f'the solver alone; the first {SERVICE_WARMUP_CALLS} solves, the targets of the '
+        "client's warm-up calls, excluded, as the warm-up calls are from the round trips); "
         'compute_fk: link `tool0` with '
         f'`robot_state` = every variable of the `{IK_STATE}` state. compute_cartesian_path: '
         f'group `arm`, link `{IK_TIP}`, {CARTESIAN_WAYPOINTS} waypoints (a zigzag of 1-2 cm '
@@ -781,7 +855,9 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
             child('empty server', [str(THIS_FILE), '--empty-server'], env, registry) as empty:
         ours.wait_for_line('published robot', MATCH_TIMEOUT)
         empty.wait_for_line('empty server ready', MATCH_TIMEOUT)
-        progress.step(f'services    servers up; client: wait_for_service, '
+        waited = wait_for_compiled_kernels(ours)
+        progress.step(f'services    servers up, ours on its compiled kernels (waited '
+                      f'{waited:.1f} s); client: wait_for_service, '
                       f'{SERVICE_WARMUP_CALLS} warm-up + {calls} interleaved calls per service')
         with child('service client', [str(THIS_FILE), '--client', '--config', str(config),
                                       '--output', str(output)], env, registry) as client:
@@ -824,21 +900,22 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
         figures = {'ours_s': ik_ours[0], 'empty_s': ik_empty[0], 'solve_s': solve_p50,
                    'budget_s': budget}
         server_text = ''
-        if solver_ms is not None:
-            figures['server_solve_s'] = solver_ms * 1e-3
-            server_text = (f'; with the solve as timed inside our server (p50 '
-                           f'{solver_ms:.2f} ms): overhead '
-                           f'{fmt_ms(ik_ours[0] - ik_empty[0] - solver_ms * 1e-3)} ms')
-        judged = budget if solver_ms is None else \
-            ik_empty[0] + solver_ms * 1e-3 + IK_OVERHEAD_MS * 1e-3
+        if solver_ms is not None:  # reported only: the server's own timing is not judged
+            server_text = (f'; for reference, the solve as timed inside our server (its status '
+                           f'line, warm-up calls included): p50 {solver_ms:.2f} ms')
+        met = ik_ours[0] <= budget
         section.targets.append(Target(
             'compute_ik round trip',
-            f'default robot, distinct targets: ours p50 ≤ empty p50 + solve p50 (as timed '
-            f'inside our server) + {IK_OVERHEAD_MS:g} ms',
-            f'{fmt_ms(ik_ours[0])} ms; solve back to back in process: {fmt_ms(ik_empty[0])} + '
-            f'{fmt_ms(solve_p50)} + {IK_OVERHEAD_MS:g} = {fmt_ms(budget)} ms (overhead '
+            f'default robot, distinct targets: ours p50 ≤ empty p50 + solve p50 (measured '
+            f'independently: solve_ik in process, back to back, the same targets, the same '
+            f'solver settings as the server) + {IK_OVERHEAD_MS:g} ms; '
+            f'{SERVICE_WARMUP_CALLS} warm-up calls/solves excluded on every side, calls '
+            f'start once ours reports its compiled kernels in use; {SERVICE_TRANSPORT}',
+            f'{fmt_ms(ik_ours[0])} ms vs {fmt_ms(ik_empty[0])} + {fmt_ms(solve_p50)} + '
+            f'{IK_OVERHEAD_MS:g} = {fmt_ms(budget)} ms (overhead '
             f'{fmt_ms(ik_ours[0] - ik_empty[0] - solve_p50)} ms){server_text}',
-            ik_ours[0] <= judged, key='compute_ik', figures=figures))
+            met, '' if met else f'{fmt_ms(ik_ours[0] - budget)} ms over the budget',
+            key='compute_ik', figures=figures))
     if server_ms:
         section.notes.append(
             'Server-side time per call reported by our node (its status line: median of every '
@@ -880,15 +957,20 @@ def bench_services(env: dict[str, str], tmp: Path, settings: Settings, progress:
             gaps.add('none (back to back)' if gap == 0 else f'{gap * 1e3:g} ms', fmt_ms(p50),
                      fmt_ratio(p50 / base))
         gaps.notes.append(
-            'Why the judged budget takes the solve as timed inside our server: a service '
-            'request finds the CPU idle (in this benchmark the client spends ~5 ms on the other '
-            'services between two compute_ik calls), and the same computation then takes '
-            'longer than back to back; the empty-service floor is measured under the same '
-            'condition. Both framings are in the target row.')
+            'Reported, not judged (issue 27: the row is judged on the solve measured '
+            'independently, back to back): a service request finds the CPU idle (in this '
+            'benchmark the client spends ~5 ms on the other services between two compute_ik '
+            'calls), and the same computation can then take longer than back to back; the '
+            "server's own timing of its solves is in the target row's text for reference.")
         section.tables.append(gaps)
     return section
 
 
+#: The transport on each side of the service rows (stated in their target text).
+SERVICE_TRANSPORT = ('transport: rclpy message objects on both sides, no serialisation tricks; '
+                     "ours serves on its own executor thread with the CLI's "
+                     f'sys.setswitchinterval({FLOOR_SWITCH_INTERVAL_S * 1e3:g} ms), the empty '
+                     'server on rclpy.spin in one thread with the default interval')
 #: compute_cartesian_path row (issue 24): waypoints and the largest step between IK poses [m].
 CARTESIAN_WAYPOINTS = 10
 CARTESIAN_MAX_STEP = 0.01
@@ -904,13 +986,17 @@ def ik_targets(count: int, gap_solves: int = 0
 
     Targets are FK at ``IK_TIP`` of random ``IK_GROUP`` states (seeded); each is then solved
     with ``solve_ik`` exactly as the server solves a request without collision checking (the
-    default state as seed, the group's default timeout), timed with ``perf_counter``, back to
-    back. The first ``gap_solves`` requests are then solved again after each idle gap of
-    :data:`IDLE_GAPS_S` (a sleep before each call, as a server's request finds the CPU idle):
-    the third value is ``{gap [s]: p50 solve time [s]}``.
+    default state as seed, the group's default timeout, default options, an ``IKCache`` with
+    the group's problem prepared first, as the server prepares it at start-up), timed with
+    ``perf_counter``, back to back, in the order the client sends them (the first
+    ``SERVICE_WARMUP_CALLS`` are the client's warm-up targets). The first ``gap_solves``
+    requests are then solved again after each idle gap of :data:`IDLE_GAPS_S` (a sleep before
+    each call, as a server's request finds the CPU idle): the third value is
+    ``{gap [s]: p50 solve time [s]}``.
     """
-    from robot_state_core.ik.solver import solve_ik
-    from robot_state_core.ik.types import IKRequest
+    from robot_state_core.ik.cache import DEFAULT_MAX_PROBLEMS, IKCache
+    from robot_state_core.ik.solver import prepare_ik, solve_ik
+    from robot_state_core.ik.types import IKOptions, IKRequest
     from robot_state_core.spatial.transforms import quat_xyzw_from_rotation
 
     state = default_robot_state()
@@ -918,6 +1004,11 @@ def ik_targets(count: int, gap_solves: int = 0
     rng = np.random.default_rng(IK_TARGET_SEED)
     seed = np.array(state.positions)
     frame = model.model_frame
+    # As the server: its own cache with every group's problem prepared first, the group's
+    # default timeout (the request says 0), the default options (ik_random_seed -1: None).
+    cache = IKCache(DEFAULT_MAX_PROBLEMS + len(model.group_names))
+    prepare_ik(model, IK_GROUP, cache=cache)
+    timeout = float(model.group(IK_GROUP).default_ik_timeout)
     targets: list[dict[str, Any]] = []
     requests = []
     times = np.empty(count)
@@ -927,10 +1018,10 @@ def ik_targets(count: int, gap_solves: int = 0
         targets.append({'frame': frame, 'position': X[:3, 3].tolist(),
                         'orientation_xyzw': quat_xyzw_from_rotation(X[:3, :3]).tolist()})
         request = IKRequest(group=IK_GROUP, targets=(X,), tip_links=(IK_TIP,), seed=seed,
-                            timeout=None)
+                            timeout=timeout, options=IKOptions(random_seed=None))
         requests.append(request)
         t0 = time.perf_counter()
-        solve_ik(model, request)
+        solve_ik(model, request, cache=cache)
         times[i] = time.perf_counter() - t0
         state.set_variable_positions(seed)
     after_gap: dict[float, float] = {}
@@ -940,7 +1031,7 @@ def ik_targets(count: int, gap_solves: int = 0
             if gap:
                 time.sleep(gap)
             t0 = time.perf_counter()
-            solve_ik(model, request)
+            solve_ik(model, request, cache=cache)
             samples.append(time.perf_counter() - t0)
         after_gap[gap] = float(np.median(samples))
     return targets, times, after_gap
@@ -1148,6 +1239,489 @@ def _startup_ik_request(request: Any) -> Any:
     return request
 
 
+# ---------------------------------------------------------------------------- first answer
+
+
+#: Robots of the first-answer part: (key, case, group, tip), as test/test_ros_first_start.py.
+FIRST_ANSWER_ROBOTS = (
+    ('default', 'default robot rsc_mobile_manipulator', 'arm', 'tool0'),
+    ('panda', 'Panda', 'arm', 'panda_link7'),
+    ('talos', 'Talos reduced', 'l_arm', 'wrist_left_ft_tool_link'),
+)
+#: The three services whose first correct answer is timed.
+FIRST_ANSWER_SERVICES = ('compute_fk', 'compute_ik', 'check_state_validity')
+#: Trials per robot: (cold, warm), by settings.quick.
+FIRST_ANSWER_TRIALS = {False: (2, 3), True: (1, 1)}
+#: The IK request's own timeout [s] (the interpreted kernels of a cold start need it).
+FIRST_ANSWER_IK_TIMEOUT_S = 1.0
+#: Seed of the requested states (FK state, IK goal).
+FIRST_ANSWER_SEED = 20261204
+#: Correctness: FK pose vs Pinocchio [m / rad-ish matrix norm]; IK solution's FK (Pinocchio)
+#: vs the target: position [m], rotation [rad] (the IK benchmark's success criteria).
+FK_ORACLE_TOL = 1e-9
+IK_POSITION_TOL = 1e-4
+IK_ROTATION_TOL = 1e-3
+
+
+@dataclass
+class AnswerRobot:
+    """One robot of the first-answer part: the node's arguments, the requests, the oracle."""
+
+    key: str
+    name: str
+    group: str
+    tip: str
+    urdf: Path
+    node_args: list[str]
+    requests: dict[str, Any]  # JSON for the client
+    q_fk: np.ndarray  # full q of the FK request (and of the validity request)
+    X_target: np.ndarray  # the IK target
+    valid: bool  # the in-process verdict of the validity request
+    model: Any
+
+
+def answer_robot(key: str, name: str, group: str, tip: str) -> AnswerRobot:
+    """Load a robot, draw the FK state and the IK goal (seeded), get the in-process verdict."""
+    from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
+    from robot_state_core.model.robot_model import RobotModel
+    from robot_state_core.scene.planning_scene import PlanningScene
+    from robot_state_core.spatial.transforms import quat_xyzw_from_rotation
+    from robot_state_core.state.robot_state import RobotState
+
+    if key == 'default':
+        urdf, srdf = default_robot_urdf_path(), default_robot_srdf_path()
+        model = RobotModel.from_urdf_file(urdf, srdf)
+        node_args: list[str] = []
+    else:
+        sys.path.insert(0, str(REPO_ROOT / 'test'))
+        import robot_corpus  # test helper: example-robot-data paths
+
+        r = robot_corpus.test_robot(key)
+        urdf, srdf = r.urdf_path, r.srdf_path
+        model = RobotModel.from_urdf_file(urdf, srdf, package_map=r.package_map)
+        node_args = ['--urdf', str(urdf), '--srdf', str(srdf), '--package-root',
+                     str(robot_corpus.example_robot_data_share())]
+    rng = np.random.default_rng(FIRST_ANSWER_SEED)
+    state = RobotState(model)
+    state.set_to_default_values()
+    names = list(model.group(group).active_variable_names)
+    fk_state, goal = state.copy(), state.copy()
+    fk_state.set_to_random_positions(group, rng)
+    goal.set_to_random_positions(group, rng)
+    X = goal.get_global_link_transform(tip)
+    positions = [float(fk_state.get_variable_position(n)) for n in names]
+    valid = bool(PlanningScene(model).is_state_valid(fk_state, group).valid)
+    requests = {
+        'frame': model.model_frame, 'group': group, 'tip': tip, 'names': names,
+        'positions': positions, 'ik_position': [float(v) for v in X[:3, 3]],
+        'ik_orientation_xyzw': [float(v) for v in quat_xyzw_from_rotation(X[:3, :3])],
+        'ik_timeout_ns': int(FIRST_ANSWER_IK_TIMEOUT_S * 1e9) - 1}
+    return AnswerRobot(key, name, group, tip, Path(urdf), node_args, requests,
+                       np.array(fk_state.positions), X, valid, model)
+
+
+class PinocchioOracle:
+    """Pinocchio's FK of one robot (the oracle; ``test/pinocchio_oracle.py`` loads it)."""
+
+    def __init__(self, robot: AnswerRobot) -> None:
+        import pinocchio as pin
+
+        sys.path.insert(0, str(REPO_ROOT / 'test'))
+        import pinocchio_oracle
+
+        self.pin, self.helper = pin, pinocchio_oracle
+        self.model = robot.model
+        self.pm, _ = pinocchio_oracle.load(robot.urdf)
+        self.data = self.pm.createData()
+
+    def pose(self, q: np.ndarray, link: str) -> np.ndarray:
+        """``(4, 4)`` pose of ``link`` at our ``q``."""
+        self.pin.framesForwardKinematics(self.pm, self.data,
+                                         self.helper.to_pinocchio_q(self.model, self.pm, q))
+        return np.asarray(self.data.oMf[self.pm.getFrameId(link)].homogeneous)
+
+
+def _pose_matrix(pose: dict[str, Any]) -> np.ndarray:
+    from robot_state_core.spatial.transforms import pose_from_xyz_quat_xyzw
+
+    return np.asarray(pose_from_xyz_quat_xyzw(pose['position'], pose['orientation_xyzw']))
+
+
+def check_answers(robot: AnswerRobot, oracle: PinocchioOracle,
+                  answers: dict[str, Any]) -> list[str]:
+    """What is wrong with the three answers (empty: all correct)."""
+    from robot_state_core.state.robot_state import RobotState
+
+    wrong = []
+    fk = answers.get('compute_fk')
+    if fk is None:
+        wrong.append('compute_fk not answered')
+    else:
+        d = float(np.max(np.abs(_pose_matrix(fk) - oracle.pose(robot.q_fk, robot.tip))))
+        if d > FK_ORACLE_TOL:
+            wrong.append(f'compute_fk {d:.1e} from Pinocchio')
+    ik = answers.get('compute_ik')
+    if ik is None:
+        wrong.append('compute_ik not answered')
+    else:
+        state = RobotState(robot.model)
+        state.set_to_default_values()
+        state.set_variable_positions(dict(zip(ik['names'], ik['positions'], strict=True)))
+        X = oracle.pose(np.array(state.positions), robot.tip)
+        dp = float(np.linalg.norm(X[:3, 3] - robot.X_target[:3, 3]))
+        cos = (float(np.trace(X[:3, :3].T @ robot.X_target[:3, :3])) - 1.0) / 2.0
+        dr = float(np.arccos(min(1.0, max(-1.0, cos))))
+        if dp > IK_POSITION_TOL or dr > IK_ROTATION_TOL:
+            wrong.append(f'compute_ik solution {dp:.1e} m / {dr:.1e} rad from the target '
+                         '(Pinocchio FK)')
+    validity = answers.get('check_state_validity')
+    if validity is None:
+        wrong.append('check_state_validity not answered')
+    elif bool(validity['valid']) != robot.valid:
+        wrong.append(f'check_state_validity said {validity["valid"]}, in process {robot.valid}')
+    return wrong
+
+
+def _first_answer_trial(robot: AnswerRobot, oracle: PinocchioOracle, node_env: dict[str, str],
+                        env: dict[str, str], tmp: Path, tag: str,
+                        registry: list[Child]) -> dict[str, Any]:
+    """One start: client ready, spawn the node; seconds to each first correct answer."""
+    config = tmp / f'first_answer_{robot.key}_{tag}.json'
+    output = tmp / f'first_answer_{robot.key}_{tag}_out.json'
+    config.write_text(json.dumps({**robot.requests, 'match_timeout': MATCH_TIMEOUT}),
+                      encoding='utf-8')
+    args = ['-m', 'robot_state_core', 'run', *robot.node_args, '--duration',
+            str(NODE_SAFETY_DURATION)]
+    with child(f'first-answer client ({robot.key}, {tag})',
+               [str(THIS_FILE), '--first-answer-client', '--config', str(config), '--output',
+                str(output)], env, registry) as client:
+        client.wait_for_line('client ready', MATCH_TIMEOUT)
+        t0 = time.time_ns()
+        with child(f'{robot.key} node (first answer, {tag})', args, node_env, registry) as node:
+            rc = client.wait(MATCH_TIMEOUT + 30.0)
+            tail = node.tail(3)
+    if rc != 0 or not output.exists():
+        raise RuntimeError(f'first-answer client exited with {rc}: {client.tail()}; node: '
+                           f'{tail}')
+    data = json.loads(output.read_text(encoding='utf-8'))
+    answers = data['answers']
+    wrong = check_answers(robot, oracle, answers)
+    seconds = {name: (int(a['ns']) - t0) * 1e-9 for name, a in answers.items()}
+    discovered = {name: (int(ns) - t0) * 1e-9 for name, ns in data['discovered'].items()}
+    return {'seconds': seconds, 'latest': max(seconds.values()) if seconds else float('nan'),
+            'discovered': discovered, 'attempts': data['attempts'], 'wrong': wrong}
+
+
+def bench_first_answer(env: dict[str, str], tmp: Path, settings: Settings, progress: Progress,
+                       registry: list[Child]) -> Section:
+    """Process start to the first correct answer of compute_fk, compute_ik and validity."""
+    cold_n, warm_n = FIRST_ANSWER_TRIALS[settings.quick]
+    compile_package_bytecode()
+    robots = [answer_robot(*r) for r in FIRST_ANSWER_ROBOTS]
+    oracles = {r.key: PinocchioOracle(r) for r in robots}
+    table = Table(['robot', 'cache', 'trials', 'latest of the three: median s (min-max)',
+                   *(f'{s}: median s' for s in FIRST_ANSWER_SERVICES),
+                   'services discovered: median s', 'requests sent (median)'],
+                  title='Process start → first correct answer of each service over DDS')
+    compile_table = Table(['`robot-state-core warm-kernels` on an empty cache [s]'],
+                          title='Kernel compile time of the warm cache')
+    section = Section(
+        'First answered service: process start to the first correct compute_fk, compute_ik '
+        'and check_state_validity answers',
+        'A client process (rclpy, SingleThreadedExecutor; `bench_ros.py --first-answer-client`) '
+        'is started and ready first; then `python -m robot_state_core run [--urdf U --srdf S '
+        '--package-root R]` is spawned, and the clock starts at `Popen` (wall clock, '
+        "`time.time_ns()`, the same clock as the client's). The client polls "
+        '`service_is_ready` (matching, no sleep) and sends each request as soon as its service '
+        'is discovered; an FK/IK answer that is not SUCCESS is sent again. Requests (seeded, '
+        f'as test/test_ros_first_start.py): compute_fk of the tip (default robot `tool0`, '
+        'Panda `panda_link7`, Talos `wrist_left_ft_tool_link`) at a random group state, '
+        "compute_ik of another random state's tip pose (timeout "
+        f'{FIRST_ANSWER_IK_TIMEOUT_S:g} s), check_state_validity of the FK state (group, '
+        '`is_diff`). **Correct** = FK within '
+        f"{FK_ORACLE_TOL:g} of Pinocchio FK (every matrix entry), the IK solution's Pinocchio "
+        f'FK within {IK_POSITION_TOL:g} m / {IK_ROTATION_TOL:g} rad of the target, the '
+        'validity verdict equal to `PlanningScene.is_state_valid` in the benchmark process '
+        '(whose verdicts the collision module checks against coal). The figure is the '
+        '**latest** of the three answers. **cold** = `NUMBA_CACHE_DIR` a new empty directory '
+        '(the node serves with the interpreted kernels while its child compiles them), '
+        '**warm** = a directory filled once by `robot-state-core warm-kernels` (kernel '
+        'signatures do not depend on the robot). Python bytecode warm in both (`compileall` '
+        'first, as after an install). Talos = `talos_reduced.urdf` + `talos.srdf`, as the '
+        'first-start test.',
+        [table, compile_table])
+    results: dict[tuple[str, str], list[dict[str, Any]]] = {}
+
+    def record(robot: AnswerRobot, kind: str, out: dict[str, Any]) -> None:
+        results.setdefault((robot.key, kind), []).append(out)
+        progress.step(f'first_answer {robot.key:<8} {kind}: latest {out["latest"]:.2f} s ('
+                      + ', '.join(f'{k} {v:.2f}' for k, v in out['seconds'].items()) + ')'
+                      + (f'; WRONG: {out["wrong"]}' if out['wrong'] else ''))
+
+    for trial in range(cold_n):
+        for robot in robots:
+            cache = tmp / f'first_answer_cold_{robot.key}_{trial}'
+            cache.mkdir()
+            node_env = {**env, 'NUMBA_CACHE_DIR': str(cache)}
+            try:
+                record(robot, 'cold', _first_answer_trial(
+                    robot, oracles[robot.key], node_env, env, tmp, f'cold{trial}', registry))
+            except RuntimeError as exc:
+                progress.step(f'first_answer {robot.key} cold: FAILED: {exc}')
+                section.notes.append(f'**{robot.name}, cold trial {trial + 1} failed**: {exc}')
+    warm_cache = tmp / 'first_answer_warm'
+    warm_cache.mkdir()
+    warm_env = {**env, 'NUMBA_CACHE_DIR': str(warm_cache)}
+    t0 = time.monotonic()
+    done = subprocess.run([PYTHON, '-m', 'robot_state_core', 'warm-kernels'], env=warm_env,
+                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=900,
+                          check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f'warm-kernels failed: {done.stdout}{done.stderr}')
+    compile_table.add(f'{time.monotonic() - t0:.1f}')
+    progress.step(f'first_answer warm-kernels on an empty cache: {time.monotonic() - t0:.1f} s')
+    for trial in range(warm_n):
+        for robot in robots:
+            try:
+                record(robot, 'warm', _first_answer_trial(
+                    robot, oracles[robot.key], warm_env, env, tmp, f'warm{trial}', registry))
+            except RuntimeError as exc:
+                progress.step(f'first_answer {robot.key} warm: FAILED: {exc}')
+                section.notes.append(f'**{robot.name}, warm trial {trial + 1} failed**: {exc}')
+
+    def cell(values: Sequence[float]) -> str:
+        if not values:
+            return '—'
+        a = np.asarray(values)
+        return f'{np.median(a):.2f} ({a.min():.2f}-{a.max():.2f})'
+
+    for robot in robots:
+        figures: dict[str, float] = {}
+        texts = []
+        wrong: list[str] = []
+        for kind in ('cold', 'warm'):
+            outs = results.get((robot.key, kind), [])
+            good = [o for o in outs if not o['wrong']]
+            wrong += [f'{kind}: {w}' for o in outs for w in o['wrong']]
+            table.add(robot.name, kind, f'{len(good)} of {len(outs)} correct',
+                      cell([o['latest'] for o in good]),
+                      *(f'{np.median([o["seconds"][s] for o in good]):.2f}'
+                        if good and all(s in o['seconds'] for o in good) else '—'
+                        for s in FIRST_ANSWER_SERVICES),
+                      f'{np.median([max(o["discovered"].values()) for o in good]):.2f}'
+                      if good and all(o['discovered'] for o in good) else '—',
+                      f'{np.median([sum(o["attempts"].values()) for o in good]):g}'
+                      if good else '—')
+            if good:
+                figures[f'{kind}_s'] = float(np.median([o['latest'] for o in good]))
+                texts.append(f'{kind} {cell([o["latest"] for o in good])} s')
+        worst = max((o['latest'] for k in ('cold', 'warm')
+                     for o in results.get((robot.key, k), []) if not o['wrong']),
+                    default=float('nan'))
+        complete = {'cold_s', 'warm_s'} <= figures.keys() and not wrong
+        met = complete and worst <= STARTUP_ANSWER_TARGET_S
+        why = ([f'worst trial {worst:.2f} s > {STARTUP_ANSWER_TARGET_S:g} s']
+               if complete and not met else []) + wrong[:3]
+        if not {'cold_s', 'warm_s'} <= figures.keys():
+            why.append('a kind of trial did not complete')
+        section.targets.append(Target(
+            'first answered service',
+            f'{robot.name}: process start → the latest of the first correct compute_fk, '
+            'compute_ik and check_state_validity answers over DDS, cold (empty '
+            'NUMBA_CACHE_DIR) and warm (filled cache), ≤ '
+            f'{STARTUP_ANSWER_TARGET_S:g} s in every trial (issue 25)',
+            '; '.join(texts) or 'no trial completed',
+            met if {'cold_s', 'warm_s'} <= figures.keys() else None, '; '.join(why),
+            key='first_answer',
+            figures=figures if {'cold_s', 'warm_s'} <= figures.keys() else {}))
+    section.notes.append(
+        'Latest of the three = when the last of compute_fk, compute_ik and '
+        'check_state_validity had answered correctly; the three are sent concurrently, each '
+        'as soon as its service is discovered. Requests sent > 3: an FK/IK answer was not '
+        'SUCCESS and was asked again.')
+    return section
+
+
+# ---------------------------------------------------------------------------- 100 world objects
+
+
+#: World boxes of the validity part: how many, how many within the arm's reach, their edges [m].
+VALIDITY_OBJECTS = 100
+VALIDITY_NEAR = 30
+VALIDITY_EDGES = (0.02, 0.06)
+#: Near boxes: centres drawn in this box around the default robot (its arm's reach) [m].
+VALIDITY_NEAR_LO = (-0.9, -0.8, 0.2)
+VALIDITY_NEAR_HI = (0.65, 0.8, 1.7)
+#: The other boxes: centres on a ring of these radii around the robot [m], z in [0, 2].
+VALIDITY_FAR_RADII = (1.0, 2.5)
+VALIDITY_SEED = 20261205
+VALIDITY_CALLS = {False: 200, True: 40}
+VALIDITY_GROUP = 'arm'
+
+
+def validity_world(seed: int) -> tuple[Any, list[dict[str, Any]]]:
+    """The default robot's scene with the 100 boxes, and the boxes as JSON.
+
+    Box ``i``: seeded centre and edges; a box that would collide with the default state (the
+    node's current state) is drawn again, so the node starts valid.
+    """
+    from robot_state_core.geometry.shapes import Box
+    from robot_state_core.scene.planning_scene import CollisionObjectOperation, PlanningScene
+
+    state = default_robot_state()
+    scene = PlanningScene(state.robot_model)
+    rng = np.random.default_rng(seed)
+    boxes: list[dict[str, Any]] = []
+    while len(boxes) < VALIDITY_OBJECTS:
+        if len(boxes) < VALIDITY_NEAR:
+            centre = rng.uniform(VALIDITY_NEAR_LO, VALIDITY_NEAR_HI)
+        else:
+            r, a = rng.uniform(*VALIDITY_FAR_RADII), rng.uniform(0.0, 2.0 * np.pi)
+            centre = np.array([r * np.cos(a), r * np.sin(a), rng.uniform(0.0, 2.0)])
+        edges = rng.uniform(*VALIDITY_EDGES, size=3)
+        X = np.eye(4)
+        X[:3, 3] = centre
+        name = f'box{len(boxes)}'
+        scene.apply_world_object(CollisionObjectOperation.ADD, name, X,
+                                 [(Box(*edges), np.eye(4))])
+        if not scene.is_state_valid(state, VALIDITY_GROUP).valid:
+            scene.apply_world_object(CollisionObjectOperation.REMOVE, name)
+            continue
+        boxes.append({'id': name, 'centre': centre.tolist(), 'edges': edges.tolist()})
+    return scene, boxes
+
+
+def bench_validity(env: dict[str, str], tmp: Path, settings: Settings, progress: Progress,
+                   registry: list[Child]) -> Section:
+    """check_state_validity with 100 world boxes over DDS vs the empty floor and in process."""
+    calls = VALIDITY_CALLS[settings.quick]
+    scene, boxes = validity_world(VALIDITY_SEED)
+    state = scene.current_state.copy()
+    model = state.robot_model
+    names = list(model.group(VALIDITY_GROUP).active_variable_names)
+    rng = np.random.default_rng(VALIDITY_SEED + 1)
+    n = SERVICE_WARMUP_CALLS + calls
+    states = []
+    for _ in range(n):
+        s = scene.current_state.copy()
+        s.set_to_random_positions(VALIDITY_GROUP, rng)
+        states.append([float(s.get_variable_position(v)) for v in names])
+    # In process: the same checks, back to back (as the server: set the group's variables on
+    # a copy of the current state, then is_state_valid with contacts).
+    verdicts, solve = [], np.empty(n)
+    for k, q in enumerate(states):
+        t0 = time.perf_counter()
+        state.set_variable_positions(dict(zip(names, q, strict=True)))
+        result = scene.is_state_valid(state, VALIDITY_GROUP, None, contacts=True)
+        solve[k] = time.perf_counter() - t0
+        verdicts.append(bool(result.valid))
+    solve_p50 = float(np.median(solve[SERVICE_WARMUP_CALLS:]))
+    invalid = n - sum(verdicts)
+    progress.step(f'validity    {len(boxes)} boxes ({VALIDITY_NEAR} within reach), {n} states '
+                  f'({invalid} invalid in process); in-process check p50 {fmt_ms(solve_p50)} ms')
+    config, output = tmp / 'validity_client.json', tmp / 'validity_client_out.json'
+    config.write_text(json.dumps({
+        'frame': model.model_frame, 'boxes': boxes, 'group': VALIDITY_GROUP, 'names': names,
+        'states': states, 'warmup': SERVICE_WARMUP_CALLS, 'calls': calls,
+        'match_timeout': MATCH_TIMEOUT}), encoding='utf-8')
+    table = Table(['service', 'server', 'p50 ms', 'p99 ms', 'max ms', 'mean ms',
+                   'answers', 'p50 ours / empty'],
+                  title=f'check_state_validity round trip with {len(boxes)} world boxes, '
+                        f'{calls} calls per server')
+    section = Section(
+        f'check_state_validity with {len(boxes)} world objects over DDS',
+        '**ours** = `python -m robot_state_core run` (the embedded default robot and its SRDF; '
+        'services on, no joint_states: the current state is the default one; the client starts '
+        'once the node says its compiled kernels are in use). **empty** = '
+        '`bench_ros.py --empty-server`: a GetStateValidity server that answers valid at once '
+        '(`rclpy.spin`). A client process (`bench_ros.py --validity-client`, '
+        'SingleThreadedExecutor, `call_async` + `spin_until_future_complete`, timed with '
+        '`perf_counter`) waits for the services (`wait_for_service`), adds the boxes as a '
+        'MoveIt user does, one `apply_planning_scene` call with a PlanningScene diff of '
+        f'{len(boxes)} CollisionObjects (ADD, frame `{model.model_frame}`, one BOX primitive '
+        f"each; {VALIDITY_NEAR} with centres within the arm's reach, the rest on a ring "
+        f'{VALIDITY_FAR_RADII[0]:g}-{VALIDITY_FAR_RADII[1]:g} m away; edges '
+        f'{VALIDITY_EDGES[0] * 100:g}-{VALIDITY_EDGES[1] * 100:g} cm; seeded; none touching the '
+        'default state), then makes '
+        f'{SERVICE_WARMUP_CALLS} warm-up calls to each server and {calls} rounds; each round '
+        'asks both servers, in a rotating order, about the same state: a **different state '
+        f'every round** (random `{VALIDITY_GROUP}` states, seeded; request: `group_name` '
+        f"`{VALIDITY_GROUP}`, `robot_state` with the group's variables, `is_diff`). "
+        '**solve** = the same checks in the benchmark process, back to back: a '
+        '`PlanningScene` of the default robot with the same boxes (`apply_world_object`), '
+        'the same states (`set_variable_positions` + `is_state_valid(state, group, '
+        'contacts=True)`, as the server). Warm-up: the first '
+        f'{SERVICE_WARMUP_CALLS} states excluded on every side. The DDS verdicts are checked '
+        'against the in-process ones (every call).',
+        [table])
+    with child('ours (validity)', ['-m', 'robot_state_core', 'run', '--duration',
+                                   str(NODE_SAFETY_DURATION)], env, registry) as ours, \
+            child('empty server', [str(THIS_FILE), '--empty-server'], env, registry) as empty:
+        ours.wait_for_line('published robot', MATCH_TIMEOUT)
+        empty.wait_for_line('empty server ready', MATCH_TIMEOUT)
+        waited = wait_for_compiled_kernels(ours)
+        progress.step(f'validity    servers up, ours on its compiled kernels (waited '
+                      f'{waited:.1f} s); client: apply {len(boxes)} boxes, '
+                      f'{SERVICE_WARMUP_CALLS} warm-up + {calls} interleaved calls per server')
+        with child('validity client', [str(THIS_FILE), '--validity-client', '--config',
+                                       str(config), '--output', str(output)], env,
+                   registry) as client:
+            rc = client.wait(2 * MATCH_TIMEOUT + calls * 2 * 1.0 + 60.0)
+            if rc != 0 or not output.exists():
+                raise RuntimeError(f'validity client exited with {rc}: {client.tail()}')
+    data = json.loads(output.read_text(encoding='utf-8'))
+    summary = {name: rtt_summary(d['rtt_s']) for name, d in data['servers'].items()}
+    ours_valid = data['servers']['ours']['valid']
+    warm_valid = data['warmup_valid']
+    expected = verdicts[SERVICE_WARMUP_CALLS:]
+    disagree = [k for k, (a, b) in enumerate(zip(ours_valid, expected, strict=True)) if a != b]
+    disagree += [k for k, (a, b) in enumerate(zip(warm_valid, verdicts, strict=False))
+                 if a != b]
+    for name, d in data['servers'].items():
+        p50, p99, mx, mean = summary[name]
+        ratio = fmt_ratio(p50 / summary['empty'][0]) if name == 'ours' else ''
+        answered = sum(v is not None for v in d['valid'])
+        table.add('`check_state_validity`', name, fmt_ms(p50), fmt_ms(p99), fmt_ms(mx),
+                  fmt_ms(mean), f'{answered} / {len(d["rtt_s"])}'
+                  + (f' ({sum(1 for v in d["valid"] if v is False)} invalid)'
+                     if name == 'ours' else ''), ratio)
+        progress.step(f'validity    {name:<6} p50 {fmt_ms(p50)} ms, p99 {fmt_ms(p99)} ms, '
+                      f'max {fmt_ms(mx)} ms, answered {answered}/{len(d["rtt_s"])}')
+    measured = solve[SERVICE_WARMUP_CALLS:]
+    table.add('`is_state_valid` (in process)', 'solve', fmt_ms(solve_p50),
+              fmt_ms(float(np.percentile(measured, 99))), fmt_ms(float(measured.max())),
+              fmt_ms(float(measured.mean())),
+              f'{len(measured)} states ({len(expected) - sum(expected)} invalid)', '')
+    ours_p50, empty_p50 = summary['ours'][0], summary['empty'][0]
+    budget = empty_p50 + solve_p50 + IK_OVERHEAD_MS * 1e-3
+    agree = not disagree and bool(data['applied'])
+    met = ours_p50 <= budget and agree
+    why = ([f'{fmt_ms(ours_p50 - budget)} ms over the budget'] if ours_p50 > budget else []) \
+        + ([f'{len(disagree)} verdicts differ from the in-process ones'] if disagree else []) \
+        + ([] if data['applied'] else ['apply_planning_scene failed'])
+    section.targets.append(Target(
+        'check_state_validity, 100 world objects',
+        f'default robot with {len(boxes)} world boxes: check_state_validity round trip p50 ≤ '
+        f'empty-service p50 + in-process check p50 (the same scene and states, back to back) '
+        f'+ {IK_OVERHEAD_MS:g} ms, verdicts over DDS = in process; distinct states; '
+        f'{SERVICE_WARMUP_CALLS} warm-up calls/checks excluded on every side, calls start '
+        f'once ours reports its compiled kernels in use; {SERVICE_TRANSPORT}',
+        f'{fmt_ms(ours_p50)} ms vs {fmt_ms(empty_p50)} + {fmt_ms(solve_p50)} + '
+        f'{IK_OVERHEAD_MS:g} = {fmt_ms(budget)} ms (overhead '
+        f'{fmt_ms(ours_p50 - empty_p50 - solve_p50)} ms); verdicts '
+        + ('equal' if not disagree else f'{len(disagree)} differ')
+        + f' ({len(expected) - sum(expected)} of {len(expected)} states invalid)',
+        met, '; '.join(why), key='validity_100_objects',
+        figures={'ours_s': ours_p50, 'empty_s': empty_p50, 'solve_s': solve_p50,
+                 'budget_s': budget, 'verdicts_agree': float(agree)}))
+    section.notes.append(
+        f'apply_planning_scene of the {len(boxes)} boxes: success = {data["applied"]}, '
+        f'{data["apply_s"] * 1e3:.1f} ms round trip (not counted). Our responses carry the '
+        'contacts of an invalid state (MoveIt does too), the empty server answers valid with '
+        'none.')
+    return section
+
+
 # ---------------------------------------------------------------------------- entry
 
 
@@ -1173,7 +1747,7 @@ def setup_table(domain: int) -> Table:
 
 
 def run(settings: Settings, progress: Progress, parts: Sequence[str] = PARTS) -> list[Section]:
-    """Run the selected parts (``tf``, ``services``) and return their report sections."""
+    """Run the selected parts (:data:`PARTS`) and return their report sections."""
     missing = missing_ros_modules()
     if missing:
         progress.step(f'ros         skipped: missing {missing}')
@@ -1204,6 +1778,19 @@ def run(settings: Settings, progress: Progress, parts: Sequence[str] = PARTS) ->
                 except RuntimeError as exc:
                     progress.step(f'services    FAILED: {exc}')
                     sections.append(Section('compute_ik / compute_fk round trip',
+                                            f'**Failed**: {exc}'))
+            if 'first_answer' in parts:
+                try:
+                    sections.append(bench_first_answer(env, tmp, settings, progress, registry))
+                except RuntimeError as exc:
+                    progress.step(f'first_answer FAILED: {exc}')
+                    sections.append(Section('First answered service', f'**Failed**: {exc}'))
+            if 'validity' in parts:
+                try:
+                    sections.append(bench_validity(env, tmp, settings, progress, registry))
+                except RuntimeError as exc:
+                    progress.step(f'validity    FAILED: {exc}')
+                    sections.append(Section('check_state_validity with 100 world objects',
                                             f'**Failed**: {exc}'))
         finally:
             for c in registry:  # normally already stopped by their `with` blocks
@@ -1263,8 +1850,78 @@ def _spin_until(executor: Any, predicate: Callable[[], bool], timeout: float,
     return time.monotonic() - t0
 
 
-def relay_main(frames_path: Path | None, count: int, executor_kind: str = 'single') -> int:
-    """Bare relay: JointState in, a same-size TFMessage out, stamped with the JointState stamp."""
+class TfFloorWire:
+    """A serialised TFMessage whose stamps and numbers are written in place (the floor's trick).
+
+    The same trick as our node's ``ros/tf_wire.py``, written again here so that the roles never
+    import the package under test: the message is serialised once by
+    ``rclpy.serialization.serialize_message``; the offsets of every transform's stamp and its
+    seven numbers come from walking that plain little-endian CDR (a 4-byte encapsulation
+    header, ``uint32`` counts/lengths aligned to 4, ``float64`` aligned to 8, alignment counted
+    from the end of the header); :meth:`fill` writes them with numpy and returns the bytes.
+
+    Args:
+        data: The serialised TFMessage.
+        count: Its number of transforms.
+
+    Raises:
+        ValueError: Not plain little-endian CDR of ``count`` transforms.
+    """
+
+    _HEADER = 4
+
+    def __init__(self, data: bytes, count: int) -> None:
+        head = self._HEADER
+        if data[:2] != b'\x00\x01' or int.from_bytes(data[4:8], 'little') != count:
+            raise ValueError('not a little-endian CDR TFMessage of the expected size')
+
+        def align(offset: int, size: int) -> int:
+            return head + -(-(offset - head) // size) * size
+
+        offset = 8
+        stamps, numbers = [], []
+        for _ in range(count):
+            offset = align(offset, 4)
+            stamps.append((offset - head) // 4)
+            offset += 8
+            for _string in range(2):  # header.frame_id, child_frame_id
+                offset = align(offset, 4)
+                offset += 4 + int.from_bytes(data[offset:offset + 4], 'little')
+            offset = align(offset, 8)
+            numbers.append((offset - head) // 8)
+            offset += 8 * 7
+        if offset != len(data):
+            raise ValueError(f'CDR walk ended at {offset}, message has {len(data)} bytes')
+        self.buffer = np.frombuffer(bytearray(data), dtype=np.uint8)
+        body = self.buffer[head:]
+        words = body[:body.size // 4 * 4]
+        self.seconds, self.words = words.view('<i4'), words.view('<u4')
+        self.numbers = body[:body.size // 8 * 8].view('<f8')
+        self.stamps = np.asarray(stamps, dtype=np.intp)
+        self.nanoseconds = self.stamps + 1
+        first = np.asarray(numbers, dtype=np.intp)[:, None]
+        self.translation = first + np.arange(3)
+        self.rotation = first + np.arange(3, 7)
+
+    def fill(self, translations: np.ndarray, quats_xyzw: np.ndarray, sec: int,
+             nanosec: int) -> bytes:
+        """The message with these stamps and numbers (four numpy assignments, as ours)."""
+        self.seconds[self.stamps] = sec
+        self.words[self.nanoseconds] = nanosec
+        self.numbers[self.translation] = translations
+        self.numbers[self.rotation] = quats_xyzw
+        return self.buffer.tobytes()
+
+
+def relay_main(frames_path: Path | None, count: int, executor_kind: str = 'single',
+               tricks: bool = False) -> int:
+    """JointState in, a same-size TFMessage out, stamped with the JointState stamp.
+
+    Without ``tricks``: the bare relay (a reused TFMessage object, one message per executor
+    wake-up). With ``tricks``: the floor with our node's transport tricks (a pre-serialised
+    message published as bytes, the queued JointStates taken in the same callback, our switch
+    interval).
+    """
     from geometry_msgs.msg import TransformStamped
     import rclpy
     from rclpy.executors import ExternalShutdownException
@@ -1275,6 +1932,8 @@ def relay_main(frames_path: Path | None, count: int, executor_kind: str = 'singl
     frames = (json.loads(frames_path.read_text(encoding='utf-8')) if frames_path else
               [(f'relay_parent_{i}', f'relay_child_{i}') for i in range(count)])
     rclpy.init()
+    if tricks:
+        sys.setswitchinterval(FLOOR_SWITCH_INTERVAL_S)
     node = rclpy.create_node('bench_ros_relay')
     out = TFMessage()
     for parent, child_frame in frames:
@@ -1285,16 +1944,41 @@ def relay_main(frames_path: Path | None, count: int, executor_kind: str = 'singl
         out.transforms.append(t)
     transforms = list(out.transforms)
     pub = node.create_publisher(TFMessage, '/tf', tf_qos)
+    wire = None
+    if tricks:
+        from rclpy.serialization import serialize_message
 
-    def on_joint_state(msg: Any) -> None:
+        wire = TfFloorWire(serialize_message(out), len(transforms))
+        translations = np.zeros((len(transforms), 3))
+        quats = np.tile([0.0, 0.0, 0.0, 1.0], (len(transforms), 1))
+
+    def relay(msg: Any) -> None:
         stamp = msg.header.stamp
+        if wire is not None:
+            pub.publish(wire.fill(translations, quats, stamp.sec, stamp.nanosec))
+            return
         for t in transforms:
             t.header.stamp = stamp
         pub.publish(out)
 
-    node.create_subscription(JointState, 'joint_states', on_joint_state, joint_states_qos)
-    print(f'relay ready: {len(transforms)} transforms per message, {executor_kind} executor',
-          flush=True)
+    subscription: list[Any] = []
+
+    def on_joint_state(msg: Any) -> None:
+        relay(msg)
+        if not tricks:
+            return
+        sub = subscription[0]
+        for _ in range(FLOOR_MAX_QUEUED_TAKEN):  # the JointStates queued behind this one
+            with sub.handle:
+                taken = sub.handle.take_message(sub.msg_type, sub.raw)
+            if taken is None:
+                return
+            relay(taken[0])
+
+    subscription.append(node.create_subscription(JointState, 'joint_states', on_joint_state,
+                                                 joint_states_qos))
+    print(f'relay ready: {len(transforms)} transforms per message, {executor_kind} executor, '
+          + ('with' if tricks else 'without') + ' the transport tricks', flush=True)
     try:
         if executor_kind == 'single':
             rclpy.spin(node)
@@ -1430,15 +2114,19 @@ def driver_main(config_path: Path, output_path: Path) -> int:
 
 
 def empty_server_main() -> int:
-    """GetPositionIK, GetPositionFK and Trigger servers that return at once."""
+    """GetPositionIK, GetPositionFK, GetStateValidity and Trigger servers that return at once."""
     from moveit_msgs.msg import MoveItErrorCodes
-    from moveit_msgs.srv import GetPositionFK, GetPositionIK
+    from moveit_msgs.srv import GetPositionFK, GetPositionIK, GetStateValidity
     import rclpy
     from rclpy.executors import ExternalShutdownException
     from std_srvs.srv import Trigger
 
     rclpy.init()
     node = rclpy.create_node('bench_ros_empty_server')
+
+    def valid(request: Any, response: Any) -> Any:
+        response.valid = True
+        return response
 
     def ok(request: Any, response: Any) -> Any:
         response.error_code.val = MoveItErrorCodes.SUCCESS
@@ -1451,6 +2139,7 @@ def empty_server_main() -> int:
     node.create_service(GetPositionIK, '/bench_empty/compute_ik', ok)
     node.create_service(GetPositionFK, '/bench_empty/compute_fk', ok)
     node.create_service(Trigger, '/bench_empty/trigger', trigger)
+    node.create_service(GetStateValidity, '/bench_empty/check_state_validity', valid)
     print('empty server ready', flush=True)
     try:
         rclpy.spin(node)
@@ -1597,6 +2286,200 @@ def client_main(config_path: Path, output_path: Path) -> int:
         rclpy.try_shutdown()
 
 
+def first_answer_client_main(config_path: Path, output_path: Path) -> int:
+    """Up before the node: each request as soon as its service is discovered, until answered.
+
+    Prints ``client ready``; writes, per service, the wall-clock arrival [ns] of the first
+    answer (FK/IK: the first SUCCESS; an answer that is not is asked again) and its content,
+    when each service was discovered, and how many requests were sent.
+    """
+    from moveit_msgs.srv import GetPositionFK, GetPositionIK, GetStateValidity
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+
+    cfg = json.loads(config_path.read_text(encoding='utf-8'))
+    rclpy.init()
+    node = rclpy.create_node('bench_ros_first_answer_client')
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    try:
+        fk = GetPositionFK.Request()
+        fk.header.frame_id = cfg['frame']
+        fk.fk_link_names = [cfg['tip']]
+        fk.robot_state.joint_state.name = list(cfg['names'])
+        fk.robot_state.joint_state.position = [float(v) for v in cfg['positions']]
+        fk.robot_state.is_diff = True
+        ik = GetPositionIK.Request()
+        ik.ik_request.group_name = cfg['group']
+        ik.ik_request.ik_link_name = cfg['tip']
+        ps = ik.ik_request.pose_stamped
+        ps.header.frame_id = cfg['frame']
+        ps.pose.position.x, ps.pose.position.y, ps.pose.position.z = cfg['ik_position']
+        o = ps.pose.orientation
+        o.x, o.y, o.z, o.w = cfg['ik_orientation_xyzw']
+        ik.ik_request.timeout.nanosec = int(cfg['ik_timeout_ns'])
+        validity = GetStateValidity.Request()
+        validity.group_name = cfg['group']
+        validity.robot_state.joint_state.name = list(cfg['names'])
+        validity.robot_state.joint_state.position = [float(v) for v in cfg['positions']]
+        validity.robot_state.is_diff = True
+
+        def fk_answer(r: Any) -> dict[str, Any] | None:
+            if r.error_code.val != 1 or not r.pose_stamped:
+                return None
+            p = r.pose_stamped[0].pose
+            return {'position': [p.position.x, p.position.y, p.position.z],
+                    'orientation_xyzw': [p.orientation.x, p.orientation.y, p.orientation.z,
+                                         p.orientation.w]}
+
+        def ik_answer(r: Any) -> dict[str, Any] | None:
+            if r.error_code.val != 1:
+                return None
+            js = r.solution.joint_state
+            return {'names': list(js.name), 'positions': [float(v) for v in js.position]}
+
+        services = {
+            'compute_fk': (node.create_client(GetPositionFK, 'compute_fk'), fk, fk_answer),
+            'compute_ik': (node.create_client(GetPositionIK, 'compute_ik'), ik, ik_answer),
+            'check_state_validity': (node.create_client(GetStateValidity,
+                                                        'check_state_validity'), validity,
+                                     lambda r: {'valid': bool(r.valid)}),
+        }
+        answers: dict[str, dict[str, Any]] = {}
+        discovered: dict[str, int] = {}
+        attempts = dict.fromkeys(services, 0)
+        pending: dict[str, Any] = {}
+        print('client ready', flush=True)
+        deadline = time.monotonic() + float(cfg['match_timeout'])
+        while len(answers) < len(services) and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.002)
+            for name, (cli, request, read) in services.items():
+                if name in answers:
+                    continue
+                future = pending.get(name)
+                if future is not None and future.done():
+                    now = time.time_ns()
+                    answer = read(future.result())
+                    del pending[name]
+                    if answer is not None:
+                        answers[name] = {**answer, 'ns': now}
+                        continue
+                if name not in pending:
+                    if name not in discovered:
+                        if not cli.service_is_ready():
+                            continue
+                        discovered[name] = time.time_ns()
+                    pending[name] = cli.call_async(request)
+                    attempts[name] += 1
+        output_path.write_text(json.dumps({'answers': answers, 'discovered': discovered,
+                                           'attempts': attempts}), encoding='utf-8')
+        if len(answers) < len(services):
+            print(f'client: answered only {sorted(answers)} within '
+                  f'{cfg["match_timeout"]:.0f} s', flush=True)
+            return 1
+        print('client done', flush=True)
+        return 0
+    finally:
+        executor.remove_node(node)
+        node.destroy_node()
+        executor.shutdown(timeout_sec=1.0)
+        rclpy.try_shutdown()
+
+
+def validity_client_main(config_path: Path, output_path: Path) -> int:
+    """Add the boxes through apply_planning_scene, then time validity round trips."""
+    from geometry_msgs.msg import Pose
+    from moveit_msgs.msg import CollisionObject
+    from moveit_msgs.srv import ApplyPlanningScene, GetStateValidity
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from shape_msgs.msg import SolidPrimitive
+
+    cfg = json.loads(config_path.read_text(encoding='utf-8'))
+    rclpy.init()
+    node = rclpy.create_node('bench_ros_validity_client')
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    try:
+        apply = node.create_client(ApplyPlanningScene, '/apply_planning_scene')
+        servers = {'ours': node.create_client(GetStateValidity, '/check_state_validity'),
+                   'empty': node.create_client(GetStateValidity,
+                                               '/bench_empty/check_state_validity')}
+        for cli in (apply, *servers.values()):
+            if not cli.wait_for_service(timeout_sec=float(cfg['match_timeout'])):
+                raise RuntimeError(f'service {cli.srv_name} not available')
+
+        def call(cli: Any, request: Any, timeout: float = 10.0) -> tuple[float, Any]:
+            t0 = time.perf_counter()
+            future = cli.call_async(request)
+            executor.spin_until_future_complete(future, timeout_sec=timeout)
+            dt = time.perf_counter() - t0
+            if not future.done():
+                cli.remove_pending_request(future)
+                return dt, None
+            return dt, future.result()
+
+        scene = ApplyPlanningScene.Request()
+        scene.scene.is_diff = True
+        scene.scene.robot_state.is_diff = True
+        identity = Pose()
+        identity.orientation.w = 1.0
+        for box in cfg['boxes']:
+            obj = CollisionObject()
+            obj.header.frame_id = cfg['frame']
+            obj.id = box['id']
+            obj.pose.position.x, obj.pose.position.y, obj.pose.position.z = box['centre']
+            obj.pose.orientation.w = 1.0
+            obj.primitives = [SolidPrimitive(type=SolidPrimitive.BOX,
+                                             dimensions=[float(e) for e in box['edges']])]
+            obj.primitive_poses = [identity]
+            obj.operation = CollisionObject.ADD
+            scene.scene.world.collision_objects.append(obj)
+        apply_s, applied = call(apply, scene, 60.0)
+        if applied is None or not applied.success:
+            raise RuntimeError('apply_planning_scene with the boxes failed')
+        request = GetStateValidity.Request()
+        request.group_name = cfg['group']
+        request.robot_state.is_diff = True
+        request.robot_state.joint_state.name = list(cfg['names'])
+        states = cfg['states']
+        warmup = int(cfg['warmup'])
+
+        def check(name: str, index: int) -> tuple[float, bool | None]:
+            request.robot_state.joint_state.position = [float(v) for v in states[index]]
+            dt, response = call(servers[name], request)
+            return dt, None if response is None else bool(response.valid)
+
+        warmup_valid = []
+        for w in range(warmup):
+            for name in servers:
+                _, valid = check(name, w)
+                if name == 'ours':
+                    warmup_valid.append(valid)
+        names = list(servers)
+        results: dict[str, dict[str, list[Any]]] = {n: {'rtt_s': [], 'valid': []}
+                                                    for n in names}
+        for r in range(int(cfg['calls'])):
+            k = r % len(names)
+            for name in names[k:] + names[:k]:
+                dt, valid = check(name, warmup + r)
+                results[name]['rtt_s'].append(dt)
+                results[name]['valid'].append(valid)
+        output_path.write_text(json.dumps({'servers': results, 'warmup_valid': warmup_valid,
+                                           'applied': bool(applied.success),
+                                           'apply_s': apply_s}), encoding='utf-8')
+        print('client done', flush=True)
+        return 0
+    except RuntimeError as exc:
+        print(f'client: {exc}', flush=True)
+        return 1
+    finally:
+        executor.remove_node(node)
+        node.destroy_node()
+        executor.shutdown(timeout_sec=1.0)
+        rclpy.try_shutdown()
+
+
 def role_main(argv: Sequence[str]) -> int:
     """Entry point of the child roles (``--relay``, ``--driver``, ``--empty-server``, ...)."""
     parser = argparse.ArgumentParser(prog='bench_ros.py', description='child roles of the ROS '
@@ -1610,19 +2493,26 @@ def role_main(argv: Sequence[str]) -> int:
     parser.add_argument('--executor', choices=('single', 'multi'), default='single',
                         help='relay: rclpy.spin (single) or MultiThreadedExecutor(3) driven '
                              'by spin_once(timeout_sec=0.05) (multi, a diagnostic)')
+    parser.add_argument('--tricks', action='store_true',
+                        help="relay: our node's transport tricks (raw CDR publish, queue "
+                             'drain, switch interval): the floor of the /tf table')
     parser.add_argument('--ik', action='store_true',
                         help='tf-static listener: also time the first compute_ik answer')
     parser.add_argument('--config', type=Path, help='driver/client: JSON config')
     parser.add_argument('--output', type=Path, help='driver/client: JSON results')
     ns = parser.parse_args(argv)
     if ns.relay:
-        return relay_main(ns.frames, ns.count, ns.executor)
+        return relay_main(ns.frames, ns.count, ns.executor, ns.tricks)
     if ns.empty_server:
         return empty_server_main()
     if ns.tf_static_listener:
         return tf_static_listener_main(ns.ik)
     if ns.config is None or ns.output is None:
-        parser.error('--driver and --client need --config and --output')
+        parser.error('--driver and the clients need --config and --output')
+    if ns.first_answer_client:
+        return first_answer_client_main(ns.config, ns.output)
+    if ns.validity_client:
+        return validity_client_main(ns.config, ns.output)
     return driver_main(ns.config, ns.output) if ns.driver else client_main(ns.config, ns.output)
 
 
