@@ -19,7 +19,7 @@ from robot_state_core import kinematics as kin
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.ik import solver as ik
-from robot_state_core.ik.cache import default_ik_cache
+from robot_state_core.ik.cache import default_ik_cache, IKCache
 from robot_state_core.ik.solver import prepare_ik, solve_ik, solve_ik_batch
 from robot_state_core.ik.types import IKOptions, IKRequest, IKResult, IKStatus
 from robot_state_core.io.default_robot import (
@@ -727,3 +727,37 @@ def test_a_stop_event_ends_a_long_solve_at_once(default_robot: RobotModel, group
     assert result.status is IKStatus.TIMED_OUT
     assert 'stopped' in result.message
     assert 0.3 <= elapsed < 0.6, elapsed
+
+
+def test_unranked_restarts_read_no_table_and_iterate_the_seed_alone(
+        ur5: RobotModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ranked_restarts=False``: no sample table is built or read; one seed means one row.
+
+    A target 1 cm / 3° from the seed is solved from the seed itself (one start, the solution
+    next to the seed); a far target still succeeds through fresh uniform restarts.
+    """
+    def no_table(self: object) -> None:
+        raise AssertionError('the sample table was read')
+
+    monkeypatch.setattr(ik._Search, '_table', no_table)
+    rng = np.random.default_rng(27)
+    tool0 = ur5.link_index('tool0')
+    options = IKOptions(num_seeds=1, ranked_restarts=False, random_seed=3)
+    q0 = random_q(ur5, 'manipulator', rng)
+    X = kin.forward_kinematics(ur5, q0)[tool0].copy()
+    X[:3, 3] += [0.01, 0.0, 0.0]
+    c, s = np.cos(np.radians(3.0)), np.sin(np.radians(3.0))
+    X[:3, :3] = X[:3, :3] @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    near = solve_ik(ur5, IKRequest('manipulator', (X,), seed=q0, timeout=SOLVE_TIMEOUT,
+                                   options=options), cache=IKCache())
+    assert near.success
+    assert near.seeds_tried == 1
+    assert np.max(np.abs(near.q - q0)) < 0.2
+    far = kin.forward_kinematics(ur5, random_q(ur5, 'manipulator', rng))[tool0]
+    result = solve_ik(ur5, IKRequest('manipulator', (far,), seed=q0, timeout=SOLVE_TIMEOUT,
+                                     options=options), cache=IKCache())
+    assert result.success
+    np.testing.assert_allclose(kin.forward_kinematics(ur5, result.q)[tool0], far, atol=1e-4)
+    with pytest.raises(AssertionError, match='table was read'):  # the default reads it
+        solve_ik(ur5, IKRequest('manipulator', (far,), seed=q0, timeout=SOLVE_TIMEOUT),
+                 cache=IKCache())

@@ -42,7 +42,8 @@ Algorithm (one search = ``num_seeds`` configurations iterated as one array):
    tips are closest to the targets first), then from fresh samples. Single requests draw the
    pool from a per-model table of samples with known tip poses (a window of consecutive
    table rows at a random offset), so ranking costs no FK. All randomness comes from a
-   :class:`numpy.random.Generator` seeded by ``random_seed``.
+   :class:`numpy.random.Generator` seeded by ``random_seed``. ``ranked_restarts=False``
+   takes the pool as fresh uniform samples in the order drawn instead (no ranking, no table).
 
 Batches (:func:`solve_ik_batch`) stack the rows of many targets into one array; a target's rows
 are dropped once it is solved.
@@ -643,7 +644,7 @@ class _Search:
                 ws.scratch.motions[...] = multi_dof_motions(self.plan, base)
                 ws.motions_for[0] = key
         self._scratch = ws.scratch
-        table = self._table() if k.sample_all else None
+        table = self._table() if k.sample_all and o.ranked_restarts else None
         if table is None:
             self._init_single_pool(seeds, K)
             return
@@ -737,6 +738,10 @@ class _Search:
         """
         P, k = self.P, self.k
         size = _pool_size(K, P)
+        if not self.options.ranked_restarts:  # fresh uniform samples in the order drawn
+            self.pool = self._sample(np.repeat(np.arange(P), size)).reshape(P, size, -1)
+            self._reset_pool_next(K)
+            return
         table = self._table() if P == 1 else None
         if table is not None:
             z_table, p_table, r_table, known = table
@@ -774,11 +779,15 @@ class _Search:
                 score[sl] = self._score(X_tip, rc.target)
             cand = cand[np.argsort(score) if P == 1 else np.lexsort((score, prob))]
         self.pool = cand.reshape(P, size, -1)
+        self._reset_pool_next(K)
+
+    def _reset_pool_next(self, K: int) -> None:
+        """Every problem's next restart: pool entry ``K - 1`` (its rows took the first ones)."""
         if self.workspace is not None:
             self.pool_next = self.workspace.pool_next
             self.pool_next[0] = K - 1
         else:
-            self.pool_next = np.full(P, K - 1, dtype=np.intp)
+            self.pool_next = np.full(self.P, K - 1, dtype=np.intp)
 
     def _pick(self, size: int) -> IntArray:
         """``size`` sample-table rows: a window of consecutive rows at a random offset.

@@ -70,6 +70,12 @@ class IKOptions:
             a new sample.
         stall_iterations: Consecutive iterations without a 1 % error decrease after which a
             row restarts.
+        ranked_restarts: The rows after the seed and every restart start from a pool of
+            uniform samples ranked by their tip error (closest to the targets first), drawn
+            for single requests from the problem's cached table of 2 048 samples with known
+            tip poses. ``False``: they start from fresh uniform samples in the order drawn,
+            and no table is built or read (random restarts as in KDL / TRAC-IK; with
+            ``num_seeds=1`` the search iterates the seed alone until it stalls).
     """
 
     position_tolerance: float = 1e-5
@@ -83,6 +89,7 @@ class IKOptions:
     max_iterations: int | None = None
     restart_iterations: int = 40
     stall_iterations: int = 3
+    ranked_restarts: bool = True
 
     def __post_init__(self) -> None:
         """Validate the settings.
@@ -100,7 +107,7 @@ class IKOptions:
         if not as_finite_float(self.damping, 'IKOptions', 'damping') >= 0.0:
             raise InvalidArgumentError(f'IKOptions: damping must be finite and >= 0, got '
                                        f'{self.damping!r}')
-        for name in ('position_only', 'return_approximate'):
+        for name in ('position_only', 'return_approximate', 'ranked_restarts'):
             if not isinstance(getattr(self, name), bool | np.bool_):
                 raise InvalidTypeError(f'IKOptions: {name} must be a bool, got '
                                        f'{getattr(self, name)!r}')
