@@ -1129,10 +1129,14 @@ def bench_ik_seed_table(settings: Settings, progress: Progress) -> Section:
 
 #: The small-moves benchmark: sequences x steps, step size [m], [deg], timeout [s], jump [rad].
 SMALL_MOVES = (30, 10, 0.01, 3.0, 0.005, 0.5)
-#: Largest joint motion [rad] of the reference configuration over one small-moves step: steps
-#: that need more (near a singularity a 3° turn can take > 0.5 rad) are drawn again, so a jump
-#: is a solver leaving the path's branch, not the path's own motion.
+#: Largest joint motion [rad] of the reference configuration over one small-moves step in the
+#: ``followable`` paths: steps that need more (near a singularity a 3° turn can take > 0.5 rad)
+#: are drawn again, so a jump is a solver leaving the path's branch, not the path's own motion.
+#: The ``random`` paths (the issue's first measure) take every random step as drawn.
 SMALL_MOVES_REF_STEP = 0.1
+#: The two kinds of small-moves paths: (kind, case name).
+SMALL_MOVES_PATHS = (('followable', 'Panda, steps a path can follow (≤ 0.1 rad per step)'),
+                     ('random', 'Panda, every random step as drawn'))
 #: Our variant judged in the ``ik_small_moves`` row ('default': as shipped).
 SMALL_MOVES_OURS = 'equal'
 
@@ -1179,7 +1183,14 @@ def _reachable_step(case: IKCase, q_ref: np.ndarray, X: np.ndarray, rng: np.rand
     raise RuntimeError('small moves: no reachable step found')
 
 
-def bench_ik_small_moves(settings: Settings, progress: Progress) -> Section:
+def bench_ik_small_moves(settings: Settings, progress: Progress) -> list[Section]:
+    """Seeded IK along paths of small tip moves, both kinds of :data:`SMALL_MOVES_PATHS`."""
+    return [_bench_ik_small_moves(settings, progress, kind, name)
+            for kind, name in SMALL_MOVES_PATHS]
+
+
+def _bench_ik_small_moves(settings: Settings, progress: Progress, kind: str,
+                          case_name: str) -> Section:
     """Seeded IK along a path of small tip moves (tracking): time, success and jumps."""
     import pinocchio as pin
 
@@ -1199,18 +1210,21 @@ def bench_ik_small_moves(settings: Settings, progress: Progress) -> Section:
     if checker.variable_names != model.variable_names:
         raise RuntimeError('small moves: the collision model has other variables')
     table = Table(['solver', 'success %', 'median ms', 'p95 ms', 'jumps', 'largest move rad'])
+    paths = ('drawn again until a reference configuration (Newton steps from the previous '
+             'one) reaches it within the limits moving no joint more than '
+             f'{SMALL_MOVES_REF_STEP:g} rad (so every target is reachable along a continuous '
+             "path, and a jump is the solver leaving the path's branch, not the path's own "
+             'motion near a singularity)' if kind == 'followable' else
+             'every step as drawn (a target may be out of reach, or reachable only with a '
+             'large joint motion near a singularity: the first measure of issue 27)')
     section = Section(
-        f'IK, small moves: {seqs} paths × {steps} steps (Panda `{base} → {tip}`)',
+        f'IK, small moves, {kind} paths: {seqs} paths × {steps} steps (Panda `{base} → {tip}`)',
         f'Each path starts at a random valid configuration (within limits, free of '
         f'self-collision); each step moves the previous target {step * 100:g} cm along a '
         f'random direction and rotates it {deg:g}° about a random axis (model frame), '
-        'drawn again until a reference configuration (Newton steps from the previous one) '
-        f'reaches it within the limits moving no joint more than {SMALL_MOVES_REF_STEP:g} rad '
-        '(so every target is reachable along a continuous path, and a jump is the solver '
-        "leaving the path's branch, not the path's own motion near a singularity); every "
-        'solver is seeded with its own previous solution (its previous seed after a '
-        f'failure), timeout {timeout * 1e3:g} ms, one after the other per step in a rotating '
-        'order. Ours equal = one seed, no seed table, 1e-5 m / 1e-5 rad (as in the IK '
+        f'{paths}; every solver is seeded with its own previous solution (its previous seed '
+        f'after a failure), timeout {timeout * 1e3:g} ms, one after the other per step in a '
+        'rotating order. Ours equal = one seed, no seed table, 1e-5 m / 1e-5 rad (as in the IK '
         'section); ours as shipped = default options; TRAC-IK = Speed, eps 1e-5. A jump is a '
         f'successful answer with some joint more than {jump:g} rad from its seed. Success as '
         f'in the IK section (Pinocchio FK within {IK_POSITION_TOL:g} m / {IK_ROTATION_TOL:g} '
@@ -1238,7 +1252,10 @@ def bench_ik_small_moves(settings: Settings, progress: Progress) -> Section:
         X = kin.forward_kinematics(model, q)[case.tip_index]
         q_ref = q
         for _ in range(steps):
-            X, q_ref = _reachable_step(case, q_ref, X, rng, step, deg)
+            if kind == 'followable':
+                X, q_ref = _reachable_step(case, q_ref, X, rng, step, deg)
+            else:
+                X = _small_step(X, rng, step, deg)
             X_targets.append(X)
         seeds_of_path.append(q)
     X_base0 = np.linalg.inv(kin.forward_kinematics(model, starts[0])[case.base_index])
@@ -1275,8 +1292,8 @@ def bench_ik_small_moves(settings: Settings, progress: Progress) -> Section:
         figures[name] = st['median']
         figures[name + '_success'] = st['success']
         figures[name + '_jumps'] = float(jumps)
-        progress.step(f'ik small    {name:<8} success {fmt_pct(st["success"])}%, median '
-                      f'{fmt_ms(st["median"])} ms, jumps {jumps}')
+        progress.step(f'ik small    {kind:<10} {name:<8} success {fmt_pct(st["success"])}%, '
+                      f'median {fmt_ms(st["median"])} ms, jumps {jumps}')
     o = SMALL_MOVES_OURS
     ours = {'ours_s': figures[o], 'ours_success': figures[o + '_success'],
             'ours_jumps': figures[o + '_jumps'], 'peer_s': figures['tracik'],
@@ -1290,9 +1307,9 @@ def bench_ik_small_moves(settings: Settings, progress: Progress) -> Section:
     framing = ('equal work (one seed, no seed table, 1e-5 m / 1e-5 rad)' if o == 'equal' else
                'as shipped')
     section.targets.append(Target(
-        'IK small moves', f'Panda: {n} seeded small moves ({step * 100:g} cm / {deg:g}°, seed = '
-        f'previous solution, {timeout * 1e3:g} ms), ours {framing}: 100 % success, median ≤ '
-        '1.0× TRAC-IK, 0 jumps',
+        'IK small moves', f'{case_name}: {n} seeded small moves ({step * 100:g} cm / {deg:g}°, '
+        f'seed = previous solution, {timeout * 1e3:g} ms), ours {framing}: 100 % success, '
+        'median ≤ 1.0× TRAC-IK, 0 jumps',
         f'{fmt_pct(ours["ours_success"])}%, {fmt_ms(ours["ours_s"])} ms ({fmt_ratio(ratio)}), '
         f'{ours["ours_jumps"]:g} jumps; TRAC-IK {fmt_pct(ours["peer_success"])}%, '
         f'{fmt_ms(ours["peer_s"])} ms, {ours["peer_jumps"]:g} jumps; as shipped '
@@ -1651,7 +1668,7 @@ def run(settings: Settings, progress: Progress, parts: Sequence[str] = PARTS) ->
     if 'ik' in parts:
         sections.append(bench_ik(settings, progress))
         sections.append(bench_ik_seed_table(settings, progress))
-        sections.append(bench_ik_small_moves(settings, progress))
+        sections.extend(bench_ik_small_moves(settings, progress))
         sections.append(bench_ik_method(settings, progress))
     if 'memory' in parts:
         sections.append(bench_memory(settings, progress))
