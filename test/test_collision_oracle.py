@@ -151,6 +151,27 @@ def test_verdicts_match_coal(oracle: Oracle) -> None:
     assert 0 < colliding < N_STATES  # both verdicts are exercised
 
 
+def test_uncull_verdicts_match_coal(oracle: Oracle) -> None:
+    """``broadphase='pairs'`` (no compiled OBB cull, no deepest-first order): coal's verdicts.
+
+    The benchmark's "ours without the cull" figure (issue 27) runs this path; it must answer
+    as the shipped default does.
+    """
+    uncull = PlanningScene(oracle.model, broadphase='pairs')
+    state = uncull.current_state
+    colliding = 0
+    for _ in range(200):
+        q = oracle.random_q()
+        state.set_variable_positions(q)
+        verdict = uncull.check_collision(state).collision
+        assert verdict == oracle.scene.check_collision(state).collision
+        theirs = pin.computeCollisions(oracle.pm, oracle.data, oracle.gm, oracle.gdata,
+                                       oracle.pin_q(q), True)
+        assert verdict == bool(theirs)
+        colliding += verdict
+    assert 0 < colliding < 200  # both verdicts are exercised
+
+
 def test_distances_match_coal(oracle: Oracle) -> None:
     scene, state = oracle.scene, oracle.scene.current_state
     worst = 0.0

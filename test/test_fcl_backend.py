@@ -604,6 +604,39 @@ def test_compiled_cull_never_drops_a_pair_within_the_distance(seed: int) -> None
     assert dropped_total > 50  # the test exercises culling
 
 
+@pytest.mark.parametrize('seed', range(3))
+def test_distance_bounds_and_best_first_minimum(seed: int) -> None:
+    """Box bounds never exceed a pair's distance; the best-first minimum is the brute-force one.
+
+    Oracle: every pair's narrow-phase distance (``broadphase='pairs'``), on spread scenes
+    (bounds > 0, pruned pairs) and packed ones (penetrations, the half-space floor).
+    """
+    rng = np.random.default_rng(seed)
+    shapes, _ = random_scene(rng)
+    objects = FclObjects(shapes)
+    pairs = all_pairs(len(shapes))
+    positive = 0
+    for extent in (0.5, 0.35, 0.1):
+        for _ in range(4):
+            X = random_poses(len(shapes), rng, extent)
+            X[-1] = np.eye(4)
+            X[-1, 2, 3] = -extent
+            objects.set_poses(X)
+            true = np.array([d.distance for d in objects.distance_pairs(pairs,
+                                                                        broadphase='pairs')])
+            bounds = objects.distance_bounds(pairs)
+            assert np.all(bounds >= 0.0) and np.all(bounds <= np.maximum(true, 0.0) + 1e-12)
+            assert np.all(bounds[pairs[:, 1] == len(shapes) - 1] == 0.0)  # the half-space
+            positive += int(np.sum(bounds > 0.0))
+            best = objects.minimum_distance_pair(pairs)
+            assert best is not None
+            assert best.distance == true.min()
+            row = pairs.tolist().index([best.id_A, best.id_B])  # ids are the indices here
+            assert true[row] == best.distance  # the witness pair is a closest one
+    assert positive > 100  # the bounds prune
+    assert objects.minimum_distance_pair(np.zeros((0, 2), dtype=np.intp)) is None
+
+
 def test_compiled_cull_keeps_touching_boxes() -> None:
     """Face-to-face touching boxes (distance 0) and a 1e-7 m gap are kept; fcl decides."""
     objects = FclObjects([Box(0.2, 0.2, 0.2), Box(0.2, 0.2, 0.2)])

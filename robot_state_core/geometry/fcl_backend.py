@@ -26,6 +26,10 @@ oriented boxes' separating-axis test, :mod:`~robot_state_core.geometry.compiled`
 ones. Poses reach the fcl objects lazily: :meth:`FclObjects.set_poses` records them, and an
 object is re-posed in fcl only when a query hands it to fcl (pushing a pose costs ~2 µs per
 object through python-fcl; a broad phase that drops most pairs leaves most objects alone).
+The minimum distance over a pair list (:meth:`FclObjects.minimum_distance`,
+:meth:`FclObjects.minimum_distance_pair`) is a best-first search on lower bounds from the posed
+boxes (:func:`~robot_state_core.geometry.compiled.pair_bounds`): exact, each exact distance
+computed once, stopping at the first pair whose bound exceeds the best distance found.
 
 Result conventions are Drake's (see :mod:`robot_state_core.geometry.query`): for a pair
 ``(A, B)`` (the row order of the candidate list), ``nhat_BA_W`` points out of B into A,
@@ -425,6 +429,16 @@ class FclObjects:
         self._hit_request = fcl.CollisionRequest(num_max_contacts=1, enable_contact=False)
         self._distance_request = fcl.DistanceRequest(enable_nearest_points=True,
                                                      enable_signed_distance=False)
+        self._value_request = fcl.DistanceRequest(enable_nearest_points=False,
+                                                  enable_signed_distance=False)
+        # python-fcl copies a distance's witnesses and geometries into the result only when
+        # it improves on the result's min_distance: a result at -inf is never written, and
+        # fcl.distance's return value is all minimum_distance reads
+        self._sink = fcl.DistanceResult(min_distance_=-math.inf)
+        # minimum_distance's fast path: a mesh against a mesh or a non-sphere convex shape
+        self._is_mesh: list[bool] = (self._kinds == _MESH).tolist()
+        self._plain: list[bool] = ((self._kinds != _SPHERE)
+                                   & (self._kinds != _HALFSPACE)).tolist()
 
     # ----------------------------------------------------------------------------------------
     # State
@@ -1000,6 +1014,101 @@ class FclObjects:
                 visit(int(r))
         found.sort(key=lambda item: item[0])
         return [d for _, d in found]
+
+    def distance_bounds(self, pairs: ArrayLike) -> FloatArray:
+        """Lower bounds on the signed distance of the candidate pairs [m], at the current poses.
+
+        From the posed bounding boxes (:func:`~robot_state_core.geometry.compiled.pair_bounds`):
+        0 for a pair whose boxes may touch, else a gap no larger than the pair's distance.
+
+        Args:
+            pairs: (P, 2) geometry indices.
+
+        Returns:
+            (P,) the bounds, in candidate-pair order.
+        """
+        table = self._pairs(pairs, 'FclObjects.distance_bounds')
+        out = np.empty(len(table))
+        if len(table):
+            _kernel('pair_bounds')(table, self._X_WG, self._finite, self._box_lo, self._box_hi,
+                                   self._box_c, self._box_h, out)
+        return out
+
+    def minimum_distance_pair(self, pairs: ArrayLike) -> SignedDistancePair | None:
+        """The candidate pair of smallest signed distance, with its witness points.
+
+        Best first: the pairs are visited in increasing order of their box bound
+        (:meth:`distance_bounds`) and the search stops at the first pair whose bound exceeds
+        the smallest distance found so far (or 0, so that every pair whose boxes may touch is
+        computed when the smallest distance is a penetration). A skipped pair cannot be closer
+        than the answer, so the distance equals the minimum over every pair; each exact
+        distance is computed once.
+
+        Args:
+            pairs: (P, 2) geometry indices.
+
+        Returns:
+            The closest pair (the first in bound order among equal distances), ``None``
+            without pairs.
+        """
+        table = self._pairs(pairs, 'FclObjects.minimum_distance_pair')
+
+        def measure(a: int, b: int) -> tuple[float, SignedDistancePair]:
+            found = self._signed_distance(a, b)
+            return found.distance, found
+
+        closest: SignedDistancePair | None = self._best_first(table, measure)[1]
+        return closest
+
+    def minimum_distance(self, pairs: ArrayLike) -> float:
+        """The smallest signed distance of the candidate pairs [m], ``inf`` without pairs.
+
+        :meth:`minimum_distance_pair`'s search and value, without witness points: a pair
+        whose distance is fcl's as is (a triangle mesh against a mesh, a box, cylinder, capsule,
+        cone, ellipsoid or hull) and that fcl measures apart costs one ``fcl.distance``
+        without nearest points (fcl computes the same per-triangle distances and keeps the
+        points only when asked); every other pair (convex pairs, spheres and half-spaces
+        against anything, touching or penetrating meshes) goes through the full signed
+        distance, as in :meth:`distance_pairs`.
+
+        Args:
+            pairs: (P, 2) geometry indices.
+        """
+        table = self._pairs(pairs, 'FclObjects.minimum_distance')
+        distance, request, sink = self._fcl.distance, self._value_request, self._sink
+        posed, mesh, plain = self._posed, self._is_mesh, self._plain
+
+        def measure(a: int, b: int) -> tuple[float, None]:
+            if (mesh[a] or mesh[b]) and plain[a] and plain[b]:
+                d = float(distance(posed(a), posed(b), request, sink))
+                if d > 0.0:
+                    return d, None
+            return self._signed_distance(a, b).distance, None
+
+        distance_min: float = self._best_first(table, measure)[0]
+        return distance_min
+
+    def _best_first(self, table: IntArray, measure: Callable[[int, int], tuple[float, Any]]
+                    ) -> tuple[float, Any]:
+        """``(distance, payload)`` of the closest pair of ``table`` (see the two callers)."""
+        if not len(table):
+            return math.inf, None
+        bounds = np.empty(len(table))
+        _kernel('pair_bounds')(table, self._X_WG, self._finite, self._box_lo, self._box_hi,
+                               self._box_c, self._box_h, bounds)
+        order = np.argsort(bounds, kind='stable')
+        listed = self._table.listed if self._table is not None else None
+        best, payload = math.inf, None
+        limit = math.inf
+        for r, bound in zip(order.tolist(), bounds[order].tolist(), strict=True):
+            if bound > limit:
+                break
+            a, b = listed[r] if listed is not None else table[r].tolist()
+            d, found = measure(a, b)
+            if d < best or (payload is None and found is not None):
+                best, payload = d, found
+                limit = max(d, 0.0)
+        return best, payload
 
     def _make_pair(self, a: int, b: int, p_WCa: FloatArray, p_WCb: FloatArray,
                    distance: float, nhat: FloatArray) -> SignedDistancePair:

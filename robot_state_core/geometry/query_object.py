@@ -54,7 +54,6 @@ from robot_state_core.geometry.fcl_backend import Broadphase, FclObjects
 from robot_state_core.geometry.identifiers import GeometryId
 from robot_state_core.geometry.inspector import SceneGraphInspector
 from robot_state_core.geometry.query import (
-    aabb_gaps,
     aabb_overlaps,
     PenetrationAsPointPair,
     SignedDistancePair,
@@ -302,30 +301,27 @@ class QueryObject:
     def compute_minimum_signed_distance(self, *, pairs: ArrayLike | None = None) -> float:
         """The minimum signed distance [m] over the pairs; ``inf`` without pairs (our addition).
 
-        The distance of :meth:`compute_minimum_signed_distance_pair`.
+        The distance of :meth:`compute_minimum_signed_distance_pair`, by the same search
+        without witness points (:meth:`FclObjects.minimum_distance`).
         """
-        closest = self.compute_minimum_signed_distance_pair(pairs=pairs)
-        return math.inf if closest is None else closest.distance
+        table = self._pairs(pairs)
+        if len(table) == 0:
+            return math.inf
+        return self._fresh().minimum_distance(table)
 
     def compute_minimum_signed_distance_pair(self, *, pairs: ArrayLike | None = None
                                              ) -> SignedDistancePair | None:
         """The pair of smallest signed distance with its witness points, ``None`` without pairs.
 
-        One pair with the smallest AABB gap is computed first; pairs whose boxes are farther
-        apart than that distance cannot be closer and are skipped (our addition; MoveIt's
-        global distance query).
+        Best first (:meth:`FclObjects.minimum_distance_pair`, our addition; MoveIt's global
+        distance query): pairs in increasing order of a lower bound from their posed bounding
+        boxes, stopping at the first whose bound exceeds the smallest distance found (or 0);
+        the skipped pairs cannot be closer.
         """
         table = self._pairs(pairs)
         if len(table) == 0:
             return None
-        objects = self._fresh()
-        lo, hi = objects.world_aabbs()
-        gaps = aabb_gaps(lo, hi, table)
-        k = int(np.argmin(gaps))
-        best = objects.distance_pairs(table[k:k + 1], broadphase='pairs')[0]
-        rest = objects.distance_pairs(table, max_distance=max(best.distance, 0.0),
-                                      broadphase='aabb')
-        return min([best, *rest], key=lambda d: d.distance)
+        return self._fresh().minimum_distance_pair(table)
 
     def __repr__(self) -> str:
         return (f'<QueryObject: {len(self.geometry_ids)} geometries, '
