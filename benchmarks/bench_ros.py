@@ -716,7 +716,8 @@ def bench_tf(env: dict[str, str], tmp: Path, settings: Settings, progress: Progr
                 f'{s.sent - s.received} of {s.sent} dropped', s.backlog == 'no',
                 {'no': '', 'rising': 'latency grows over the run',
                  'saturated': 'queue full from the start: flat but high latency, drops'}
-                [s.backlog] + (caveat if 'ours' in disturbed else '')))
+                [s.backlog] + (caveat if 'ours' in disturbed and s.backlog != 'no'
+                               else caveat.removeprefix('; ') if 'ours' in disturbed else '')))
     section.notes += [
         'End-to-end latency = recorder callback time − JointState stamp; it includes the '
         "driver's `publish` (serialization), DDS to the node, the node's executor and work, "
