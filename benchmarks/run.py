@@ -6,7 +6,7 @@ Usage::
     .venv/bin/python benchmarks/run.py --quick         # smoke run (fewer repeats/targets)
     .venv/bin/python benchmarks/run.py --only fk       # one part: fk | ik | memory | self | ...
     .venv/bin/python benchmarks/run.py --only collision  # one whole module (= --module collision)
-    .venv/bin/python benchmarks/run.py --runs 3        # three runs: issue-12 table with spread
+    .venv/bin/python benchmarks/run.py --runs 3        # three runs: target table with spread
 
 Each module ``bench_<name>.py`` defines ``NAME``, ``TITLE``, ``PARTS`` and
 ``run(settings, progress, parts) -> list[Section]`` (optionally ``METHOD``, a paragraph that
@@ -16,7 +16,7 @@ partial (``--only PART``) runs write ``results/<NAME>_<YYYY-MM-DD>_<quick|fk|...
 the ``latest_`` copy alone, so it always holds a complete full run. ``--only <NAME>`` (a module
 name instead of a part) runs that whole module, like ``--module <NAME>``, and counts as complete.
 
-After the modules, the run writes issue 12's target table (``target_table.py``):
+After the modules, the run writes the target table of issues 12 and 27 (``target_table.py``):
 ``results/latest_targets.md`` and a dated copy ``results/targets_<YYYY-MM-DD>.md``. Quick runs,
 ``--only PART`` runs and runs without one of the modules that measure issue rows (kinematics,
 collision, ros) write only ``targets_<YYYY-MM-DD>_<quick|fk|kinematics|...>.md``, so
@@ -56,7 +56,7 @@ from common import (  # noqa: E402
 from target_table import ISSUE_ROWS, render, RunRecord  # noqa: E402
 
 RESULTS = HERE / 'results'
-#: The modules that measure issue 12's rows (a run of all of them may write latest_targets.md).
+#: The modules that measure the target rows (a run of all of them may write latest_targets.md).
 ISSUE_MODULES = {row.module for row in ISSUE_ROWS}
 
 
@@ -85,7 +85,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help=f'where to write the reports (default {RESULTS})')
     parser.add_argument('--runs', type=int, default=1, metavar='N',
                         help='run the selection N times (each in its own process) and add the '
-                        'spread over the runs to the issue-12 target table (default 1)')
+                        'spread over the runs to the target table (default 1)')
     parser.add_argument('--record', type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.runs < 1:
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         written.append(args.output_dir / 'latest_targets.md')
     for path in written:
         path.write_text(text, encoding='utf-8')
-    progress.step('== issue-12 target table: wrote ' + ', '.join(_shown(p) for p in written))
+    progress.step('== target table: wrote ' + ', '.join(_shown(p) for p in written))
     return 0
 
 
