@@ -156,3 +156,51 @@ def test_prepare_ik_fills_the_cache_it_is_given(model: RobotModel) -> None:
     prepare_ik(model, 'arm', cache=cache)
     assert len(cache) == 1 and cache.built == 1
     assert default_ik_cache() is not cache
+
+
+def test_a_moving_base_keeps_the_seed_table_and_the_answer(model: RobotModel,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The arm's seed table is built once for any base pose, and ranks as world-frame FK does.
+
+    The table holds tip poses in the frame of the link above the arm's joints, so the planar
+    base and the lift (not in group ``arm``) move it with the tip. The same arm target carried
+    by five base poses, solved with one ``random_seed`` from the same arm seed, gives the same
+    arm answer (the search is invariant under a rigid motion of base and target; a table in the
+    wrong frame would rank other restarts first) and builds one table; every answer is checked
+    with Pinocchio.
+    """
+    from robot_state_core.ik import solver
+
+    oracle = _Oracle(model)
+    builds = []
+    sample = solver._Search._sample
+
+    def counting(self, prob):  # type: ignore[no-untyped-def]
+        if len(prob) == solver._TABLE_SIZE:
+            builds.append(1)
+        return sample(self, prob)
+
+    monkeypatch.setattr(solver._Search, '_sample', counting)
+    arm = model.group('arm').active_variable_indices
+    base = [model.variable_index(v) for v in ('base_joint/x', 'base_joint/y', 'base_joint/theta',
+                                              'lift_joint')]
+    q_goal = np.array(model.default_positions)
+    q_goal[arm] = [0.6, -0.4, 1.9, 0.3, 0.7, -0.5]
+    cache, answers = IKCache(), []
+    for x, y, theta, lift in [(0, 0, 0, 0), (3.0, -2.0, 1.2, 0.2), (-7.5, 4.0, -2.8, 0.35),
+                              (0.1, 0.0, 3.1, 0.05), (50.0, 50.0, 0.5, 0.3)]:
+        q = q_goal.copy()
+        q[base] = [x, y, theta, lift]
+        X_target = kin.forward_kinematics(model, q)[model.link_index('tool0')]
+        seed = np.array(model.default_positions)
+        seed[base] = q[base]
+        result = solve_ik(model, IKRequest(group='arm', targets=(X_target,), tip_links=('tool0',),
+                                           seed=seed, timeout=5.0,
+                                           options=IKOptions(random_seed=3)), cache=cache)
+        assert result.status is IKStatus.SUCCESS
+        np.testing.assert_allclose(oracle.pose(result.q, 'tool0'), X_target, atol=1e-4)
+        np.testing.assert_array_equal(result.q[base], q[base])
+        answers.append(result.q[arm])
+    assert len(builds) == 1, f'the seed table was built {len(builds)} times'
+    for answer in answers[1:]:
+        np.testing.assert_allclose(answer, answers[0], atol=1e-6)

@@ -55,7 +55,6 @@ __all__ = [
     'SignedDistancePair',
     'SignedDistanceToPoint',
     'TriangleSoup',
-    'aabb_gaps',
     'aabb_overlaps',
     'as_vec3',
     'check_pairs',
@@ -327,25 +326,6 @@ def aabb_overlaps(lo: FloatArray, hi: FloatArray, pairs: IntArray,
     a, b = pairs[:, 0], pairs[:, 1]
     out: NDArray[np.bool_] = np.all((lo[a] - margin <= hi[b] + margin)
                                     & (lo[b] - margin <= hi[a] + margin), axis=1)
-    return out
-
-
-def aabb_gaps(lo: FloatArray, hi: FloatArray, pairs: IntArray) -> FloatArray:
-    """Euclidean gap between each pair's AABBs (0 when they overlap): a distance lower bound.
-
-    Args:
-        lo: (G, 3) lower corners.
-        hi: (G, 3) upper corners.
-        pairs: (P, 2) geometry indices.
-
-    Returns:
-        (P,) gaps [m].
-    """
-    a, b = pairs[:, 0], pairs[:, 1]
-    with np.errstate(invalid='ignore'):
-        gap = np.maximum(0.0, np.maximum(lo[a] - hi[b], lo[b] - hi[a]))
-    gap = np.nan_to_num(gap, nan=0.0)
-    out: FloatArray = np.sqrt(np.einsum('pi,pi->p', gap, gap))
     return out
 
 

@@ -40,10 +40,12 @@ Algorithm (one search = ``num_seeds`` configurations iterated as one array):
 5. Seeds: the first row is the request's seed; the others, and every restart, come from a pool
    of uniform samples within the bounds ranked by their initial tip error (the samples whose
    tips are closest to the targets first), then from fresh samples. Single requests draw the
-   pool from a per-model table of samples with known tip poses (a window of consecutive
-   table rows at a random offset), so ranking costs no FK. All randomness comes from a
-   :class:`numpy.random.Generator` seeded by ``random_seed``. ``ranked_restarts=False``
-   takes the pool as fresh uniform samples in the order drawn instead (no ranking, no table).
+   pool from a per-problem table of samples with known tip poses in the frame of the link
+   above the group's joints (a window of consecutive table rows at a random offset), so
+   ranking costs no FK, and a moving base does not invalidate the table. All randomness
+   comes from a :class:`numpy.random.Generator` seeded by ``random_seed``.
+   ``ranked_restarts=False`` takes the pool as fresh uniform samples in the order drawn
+   instead (no ranking, no table).
 
 Batches (:func:`solve_ik_batch`) stack the rows of many targets into one array; a target's rows
 are dropped once it is solved.
@@ -139,7 +141,9 @@ class _Kernel:
     v_active: IntArray  # (n,) their model velocity indices
     q_active: IntArray  # (na,) q indices of the active variables: z = q[:, q_active]
     additive: bool  # every active joint is 1-DOF or planar: z += dv is exact
-    static_q: IntArray  # non-moving variables on the tip paths (the tip poses depend on them)
+    anchor: int  # the seed table's frame: the deepest link above every moving joint
+    anchor_fixed: bool  # no variable moves the anchor (its pose is a constant)
+    table_key_q: IntArray  # non-moving variables between the anchor and the tips
     col_v: IntArray  # (nc,) model velocity variables of the joints the active variables move
     fold: FloatArray  # (nc, n) column -> free variable (mimic multipliers)
     fold_needed: bool  # fold is not the identity
@@ -173,6 +177,7 @@ class _KernelCache:
 
     kernel: _Kernel
     table: tuple[bytes, tuple[FloatArray, FloatArray, FloatArray, BoolArray]] | None = None
+    anchor_pose: FloatArray | None = None  # X_WA of a fixed anchor (``_Kernel.anchor_fixed``)
     # Per thread: the idle workspace of single compiled searches (see _Workspace).
     local: threading.local = field(default_factory=threading.local)
 
@@ -221,8 +226,28 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
             path.add(j)
             link = int(model.joint_parent_link[j])
     moving = sorted(j for j in path if moves(j))
-    static_q = sorted(v for j in path if j not in moving
-                      for v in range(int(q_start[j]), int(q_start[j] + nq_of[j])))
+    # The seed table holds tip poses in the frame of the anchor, the deepest link above every
+    # moving joint: non-moving variables above it (a mobile or floating base) move the anchor
+    # and the tips alike, so only those between the anchor and the tips key the table.
+    above: list[list[int]] = []  # each moving joint's ancestor links, itself first
+    for j in moving:
+        chain, link = [], int(model.joint_parent_link[j])
+        while True:
+            chain.append(link)
+            if (pj := int(model.link_parent_joint[link])) < 0:
+                break
+            link = int(model.joint_parent_link[pj])
+        above.append(chain)
+    common = set.intersection(*(set(c) for c in above)) if above else {0}
+    anchor = next((link for link in above[0] if link in common), 0) if above else 0
+    anchor_path: set[int] = set()
+    link = anchor
+    while (j := int(model.link_parent_joint[link])) >= 0:
+        anchor_path.add(j)
+        link = int(model.joint_parent_link[j])
+    table_key_q = sorted(v for j in path if j not in moving and j not in anchor_path
+                         for v in range(int(q_start[j]), int(q_start[j] + nq_of[j])))
+    anchor_fixed = not any(nq_of[j] for j in anchor_path)
     pos = {j: i for i, j in enumerate(moving)}
     nm = len(moving)
 
@@ -293,7 +318,8 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
     tip_columns = tuple(link_columns(model, p, t) for t in tips)
     return _Kernel(
         n=n, nv=model.nv, v_active=_ro(v_active, np.intp), q_active=_ro(q_active, np.intp),
-        additive=additive, static_q=_ro(static_q, np.intp), col_v=_ro(cv, np.intp),
+        additive=additive, anchor=anchor, anchor_fixed=anchor_fixed,
+        table_key_q=_ro(table_key_q, np.intp), col_v=_ro(cv, np.intp),
         fold=_ro(fold), fold_needed=fold.shape != (n, n) or not np.array_equal(fold, np.eye(n)),
         tips=_ro(tips, np.intp),
         tip_columns=tip_columns,
@@ -349,6 +375,21 @@ def _tip_poses(search: _Search, z: FloatArray, rows: _Rows) -> tuple[FloatArray,
         search.model.apply_mimic(q)
     X_WL = run_forward(search.plan, q)
     return X_WL, np.swapaxes(X_WL[:, k.tips], 0, 1)
+
+
+def _in_anchor(k: _Kernel, X_WL: FloatArray, X_tip: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Tip positions ``(T, R, 3)`` and flattened rotations ``(T, R, 9)`` in the anchor frame.
+
+    Args:
+        k: The problem.
+        X_WL: ``(R, L, 4, 4)`` every link pose of the rows.
+        X_tip: ``(T, R, 4, 4)`` the rows' tip poses in the model frame.
+    """
+    X_WA = X_WL[:, k.anchor]
+    R_AW = np.swapaxes(X_WA[:, :3, :3], -1, -2)
+    p: FloatArray = np.einsum('rij,trj->tri', R_AW, X_tip[..., :3, 3] - X_WA[None, :, :3, 3])
+    r = np.einsum('rij,trjk->trik', R_AW, X_tip[..., :3, :3])
+    return p, r.reshape(*r.shape[:2], 9)
 
 
 def _errors(k: _Kernel, X_tip: FloatArray, X_WT: FloatArray
@@ -649,10 +690,13 @@ class _Search:
             self._init_single_pool(seeds, K)
             return
         pick = self._pick(size)
+        # The ranking's targets, in the table's anchor frame (T, 1, 4, 4).
+        X_AT = ws.targets if k.anchor == 0 else np.ascontiguousarray(
+            self._anchor_targets()[:, None])
         for _ in range(2):
             unknown: int = _ik_kernels().start_single(
                 seeds[0], base, k.q_active, k.mimic, k.mimic_coefficients, k.z_lower,
-                k.z_upper, k.wrap_z, ws.base_z[0], pick, *table, ws.targets,
+                k.z_upper, k.wrap_z, ws.base_z[0], pick, *table, X_AT,
                 3 if k.position_only else 6, ws.z, ws.pool, ws.row_best, ws.row_end,
                 ws.row_due, o.restart_iterations, o.stall_iterations, ws.best_norm,
                 ws.best_z[0], ws.best_error[0], ws.solution[0])
@@ -754,19 +798,18 @@ class _Search:
                 cand = np.where(k.sampled_mask, z_table[pick], self.base_z[0])
             if not known[pick].all():  # tip poses of table rows are computed on first use
                 self._learn(table, pick)
-            X_WT = self.targets[0]
+            X_AT = self._anchor_targets()  # the table's poses are in the anchor frame
             if k.compiled and k.sample_all:  # the same ranking, compiled (ik.compiled.rank_pool)
                 ws = self.workspace
                 cand = ws.pool if ws is not None else np.empty((size, z_table.shape[1]))
-                _ik_kernels().rank_pool(pick, z_table, p_table, r_table,
-                                        np.array(X_WT) if ws is None else ws.targets[:, 0],
+                _ik_kernels().rank_pool(pick, z_table, p_table, r_table, X_AT,
                                         3 if k.position_only else 6, cand)
             else:
-                d = p_table[:, pick] - X_WT[:, None, :3, 3]
+                d = p_table[:, pick] - X_AT[:, None, :3, 3]
                 score = np.vecdot(d, d).sum(axis=0)
                 if not k.position_only:  # 3 - tr(R_T R_tipᵀ) per tip; the constant 3 T is dropped
                     score -= np.einsum('tnj,tj->n', r_table[:, pick],
-                                       X_WT[:, :3, :3].reshape(-1, 9))
+                                       X_AT[:, :3, :3].reshape(-1, 9))
                 cand = (z_table[pick] if k.sample_all else cand)[np.argsort(score)]
         else:
             prob = np.repeat(np.arange(P), size)
@@ -811,10 +854,29 @@ class _Search:
         z_new = z_table[new]
         if not self.k.sample_all:
             z_new = np.where(self.k.sampled_mask, z_new, self.base_z[0])
-        _, X_tip = _tip_poses(self, z_new, self.rows_of_one)
-        p_table[:, new] = X_tip[..., :3, 3]
-        r_table[:, new] = X_tip[..., :3, :3].reshape(*X_tip.shape[:2], 9)
+        X_WL, X_tip = _tip_poses(self, z_new, self.rows_of_one)
+        p_table[:, new], r_table[:, new] = _in_anchor(self.k, X_WL, X_tip)
         known[new] = True
+
+    def _anchor_targets(self) -> FloatArray:
+        """The single problem's targets ``(T, 4, 4)`` in the seed table's anchor frame.
+
+        A new C-contiguous writable array (the compiled ranking's argument type).
+        """
+        k, entry = self.k, self.entry
+        X_WT = np.asarray(self.targets[0])
+        if k.anchor == 0:  # the model frame
+            return np.array(X_WT, dtype=np.float64)
+        X_WA = entry.anchor_pose if k.anchor_fixed else None
+        if X_WA is None:
+            X_WA = run_forward(self.plan, self.base[:1])[0, k.anchor]
+            if k.anchor_fixed:
+                entry.anchor_pose = X_WA
+        R_AW = X_WA[:3, :3].T
+        out = np.array(X_WT)
+        out[:, :3, :3] = R_AW @ X_WT[:, :3, :3]
+        out[:, :3, 3] = (X_WT[:, :3, 3] - X_WA[:3, 3]) @ R_AW.T
+        return out
 
     def _score(self, X_tip: FloatArray, X_WT: FloatArray) -> FloatArray:
         """``|dp|² + 3 - tr(R_T R_tipᵀ)`` summed over tips (``3 - tr = 2 (1 - cos θ) ~ θ²``)."""
@@ -829,16 +891,19 @@ class _Search:
     def _table(self) -> tuple[FloatArray, FloatArray, FloatArray, BoolArray] | None:
         """The sample table of the single problem, or ``None`` if it cannot have one.
 
-        ``(z (N, na), p_WL (T, N, 3), R_WL (T, N, 9), known (N,))``: samples drawn once from a
-        fixed-seed generator, and the tip positions and flattened rotations of the rows
-        already used (``known``). Filling the poses on first use keeps the first call cheap
-        and every result independent of the calls before it. There is no table when some
-        variable that moves a tip is not sampled (its seed value would enter the poses).
+        ``(z (N, na), p_AL (T, N, 3), R_AL (T, N, 9), known (N,))``: samples drawn once from a
+        fixed-seed generator, and the tip positions and flattened rotations, in the frame of
+        the problem's anchor link (``_Kernel.anchor``), of the rows already used (``known``).
+        Filling the poses on first use keeps the first call cheap and every result independent
+        of the calls before it. A mobile or floating base moves the anchor and the tips alike,
+        so the table survives base motion; only non-moving variables between the anchor and
+        the tips key it. There is no table when some variable that moves a tip is not sampled
+        (its seed value would enter the poses).
         """
         entry, k = self.entry, self.k
         if not k.table_ok:
             return None
-        key = self.base[0, k.static_q].tobytes()
+        key = self.base[0, k.table_key_q].tobytes()
         cached = entry.table
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -1503,9 +1568,8 @@ def prepare_ik(model: RobotModel, group: str, tip_links: Sequence[str] = (), *,
         z_table, p_table, r_table, known = table
         z = z_table if entry.kernel.sample_all else np.where(
             entry.kernel.sampled_mask, z_table, search.base_z[0])
-        _, X_tip = _tip_poses(search, z, search.rows_of_one)
-        p_table[:] = X_tip[..., :3, 3]
-        r_table[:] = X_tip[..., :3, :3].reshape(*X_tip.shape[:2], 9)
+        X_WL, X_tip = _tip_poses(search, z, search.rows_of_one)
+        p_table[:], r_table[:] = _in_anchor(entry.kernel, X_WL, X_tip)
         known[:] = True
 
 
