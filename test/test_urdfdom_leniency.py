@@ -14,7 +14,9 @@ construct of pybullet_data's minitaur, quadruped, racecar and racecar_differenti
 * ``rgba`` with five numbers: urdfdom_headers ``urdf_model/color.h`` ``Color::init`` returns
   false and ``link.cpp`` ``parseMaterial`` ignores it: the cleared color, opaque black (L19);
 * limits of ±1e300: ``urdf_parser/src/joint.cpp`` ``parseJointLimits`` reads them as written;
-  the model clamps them to ±1e100 (L20).
+  the model clamps them to ±1e100 (L20);
+* a ``<robot>``-level ``<material>`` without a name: ``model.cpp`` ``parseURDF`` ignores
+  ``parseMaterial``'s false and keeps an empty, unusable material (L22).
 
 Pinocchio (``test/pinocchio_oracle.py``) parses URDF with the real urdfdom, so its loading a
 fixture shows urdfdom accepts it, and its forward kinematics is the reference for ours.
@@ -220,4 +222,26 @@ def test_pybullet_data_robots_load_and_match_pinocchio(name: str) -> None:
     path = PYBULLET / name
     model = RobotModel.from_urdf_file(path)
     assert model.link_count > 1
+    _fk_matches_pinocchio(path, model)
+
+
+def test_a_robot_level_material_without_a_name_is_dropped(tmp_path: Path) -> None:
+    """Pinocchio (urdfdom) loads the robot; we drop the nameless material with a warning."""
+    path = tmp_path / 'nameless_material.urdf'
+    path.write_text(
+        '<robot name="r">\n'
+        '  <material><color rgba="1 0 0 1"/></material>\n'
+        '  <material name="red"><color rgba="1 0 0 1"/></material>\n'
+        '  <link name="a"><visual><geometry><box size="1 1 1"/></geometry>'
+        '<material name="red"/></visual></link>\n'
+        '  <link name="b"/>\n'
+        '  <joint name="j" type="revolute"><parent link="a"/><child link="b"/>'
+        '<origin xyz="0 0 1"/><axis xyz="0 1 0"/>'
+        '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>\n'
+        '</robot>\n', encoding='utf-8')
+    result = load_urdf_file(path)
+    assert set(result.materials) == {'red'}
+    dropped = [m.text for m in result.messages if m.kind == 'dropped_material']
+    assert len(dropped) == 1 and 'line 2 has no name' in dropped[0]
+    model = RobotModel.from_urdf_file(path)
     _fk_matches_pinocchio(path, model)

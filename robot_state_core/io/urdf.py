@@ -787,13 +787,31 @@ def _urdfdom_pass(root: Any, warnings: list[LoadMessage]) -> None:
 
     Unknown attributes and elements are removed and reported (:func:`_strip_unknown`), a
     ``<geometry>`` keeps its first element (:func:`_first_shape_only`), links lose what
-    urdfdom cannot parse (:func:`_drop_unparsable`) and colors are read as urdfdom reads
-    them (:func:`_fix_colors`). Linear in the document.
+    urdfdom cannot parse (:func:`_drop_unparsable`), nameless robot-level materials are
+    dropped (:func:`_drop_nameless_materials`) and colors are read as urdfdom reads them
+    (:func:`_fix_colors`). Linear in the document.
     """
     _strip_unknown(root, 'robot', warnings)
     for link in root.findall('link'):
         _drop_unparsable(link, warnings)
+    _drop_nameless_materials(root, warnings)
     _fix_colors(root, warnings)
+
+
+def _drop_nameless_materials(root: Any, warnings: list[LoadMessage]) -> None:
+    """Drop ``<robot>``-level materials without a name, each with a warning.
+
+    urdfdom ``model.cpp`` ``parseURDF`` ignores ``parseMaterial``'s false ("Material must
+    contain a name attribute") and keeps an empty material no visual can refer to (a second
+    one is then "not unique" and refuses the robot; we drop every one).
+    """
+    for material in root.findall('material'):
+        if material.get('name') is None:
+            warnings.append(LoadMessage(
+                'dropped_material', f'<material> on line {material.sourceline} has no name: '
+                'like urdfdom, which keeps an empty material no visual can refer to, it is '
+                'not used', '<material>'))
+            root.remove(material)
 
 
 # --------------------------------------------------------------------------- conversion
