@@ -87,12 +87,9 @@ NOT_RUN: dict[str, str] = {
     '.venv/bin/python benchmarks/summary.py': ('rewrites the README summary; '
                                                'test_benchmark_harness.py checks that the '
                                                'committed summary is what it writes'),
-    'python benchmarks/bench_ros.py --relay | --driver | --empty-server | --client | '
-    '--tf-static-listener ...': "the benchmark's child roles, started by the benchmark",
-    'python -m robot_state_core run [--urdf U --package-root R] --ignore-timestamp '
-    '--no-services': "a synopsis with placeholders (the benchmark's command line)",
-    'python -m robot_state_core run': 'the same command as `robot-state-core run`, which '
-                                      'test_readme_commands.py starts as `make demo` does',
+    'robot-state-core run --ignore-timestamp --no-services': (
+        "the /tf benchmark's node, started by bench_ros.py with a robot and a driver; "
+        'test_ros_tf.py runs the same command line against a joint_states publisher'),
 }
 NOT_RUN_PATTERNS: tuple[tuple[str, str], ...] = (
     (r'ros2 (launch|run) ', _NO_ROS2CLI),
