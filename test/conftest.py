@@ -113,6 +113,15 @@ def ros_domain(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
 
 
 @pytest.fixture
+def switch_interval() -> Iterator[None]:
+    """Threads switch every 10 us during the test (:func:`thread_testing.fast_thread_switches`)."""
+    import thread_testing
+
+    with thread_testing.fast_thread_switches():
+        yield
+
+
+@pytest.fixture
 def ros(ros_domain: int) -> Iterator[object]:
     """An initialized rclpy context on a private domain; everything is torn down afterwards.
 

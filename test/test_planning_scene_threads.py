@@ -12,14 +12,12 @@ depths, bitwise the same distance).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-import sys
-import threading
 from typing import Any
 
 import numpy as np
 import pytest
 import robot_corpus
+import thread_testing
 
 from robot_state_core.geometry.shapes import Box, Sphere
 from robot_state_core.model.robot_model import RobotModel
@@ -38,35 +36,6 @@ def panda() -> RobotModel:
     robot = robot_corpus.test_robot('panda')
     return RobotModel.from_urdf_file(robot.urdf_path, robot.srdf_path,
                                      package_map=robot.package_map)
-
-
-@pytest.fixture
-def switch_interval() -> Iterator[None]:
-    """Switch threads every 10 us (default 5 ms) so that queries of two threads interleave."""
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    yield
-    sys.setswitchinterval(old)
-
-
-def _run_threads(work: Callable[[int], None], n: int) -> None:
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(n)
-
-    def run(k: int) -> None:
-        try:
-            barrier.wait()
-            work(k)
-        except BaseException as exc:  # reported by the main thread
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(k,)) for k in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
 
 
 def test_moveit_multi_threaded_check_collision(panda: RobotModel,
@@ -92,7 +61,7 @@ def test_moveit_multi_threaded_check_collision(panda: RobotModel,
         for _ in range(1000):
             answers[k].append(scene.check_collision(states[k]).collision)
 
-    _run_threads(work, 2)
+    thread_testing.run_threads(work, 2)
     for k in range(2):
         assert answers[k] == [expected[k]] * 1000
 
@@ -148,7 +117,7 @@ def test_four_threads_mixed_queries_equal_serial(panda: RobotModel,
             k, s = int(local.integers(5)), int(local.integers(40))
             got[t].append((k, s, _answer(scene, k, states[s])))
 
-    _run_threads(work, 4)
+    thread_testing.run_threads(work, 4)
     wrong = [(k, s, v, serial[(k, s)]) for answers in got for k, s, v in answers
              if v != serial[(k, s)]]
     assert sum(len(a) for a in got) == 4000

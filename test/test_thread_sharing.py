@@ -10,14 +10,11 @@ Pinocchio's FK, so "equal" is never "equally wrong".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-import sys
-import threading
-
 import numpy as np
 import pinocchio_oracle
 import pytest
 import robot_corpus
+import thread_testing
 
 from robot_state_core import kinematics as kin
 from robot_state_core.geometry.shapes import Box
@@ -38,34 +35,6 @@ def panda() -> tuple[RobotModel, object]:
     robot = robot_corpus.test_robot('panda')
     return (RobotModel.from_urdf_file(robot.urdf_path, robot.srdf_path,
                                       package_map=robot.package_map), robot)
-
-
-@pytest.fixture
-def switch_interval() -> Iterator[None]:
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    yield
-    sys.setswitchinterval(old)
-
-
-def _run_threads(work: Callable[[int], None]) -> None:
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(THREADS)
-
-    def run(k: int) -> None:
-        try:
-            barrier.wait()
-            work(k)
-        except BaseException as exc:  # reported by the main thread
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(k,)) for k in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
 
 
 def test_fk_ik_and_collision_from_four_threads_equal_serial(panda, switch_interval) -> None:
@@ -109,7 +78,7 @@ def test_fk_ik_and_collision_from_four_threads_equal_serial(panda, switch_interv
         for q, X in inputs[k]:
             got[k].append(answer(q, X))
 
-    _run_threads(work)
+    thread_testing.run_threads(work, THREADS)
     pm, _ = pinocchio_oracle.load(robot.urdf_path)
     import pinocchio
 
