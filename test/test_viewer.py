@@ -30,6 +30,8 @@ from robot_state_core.io.default_robot import (
     package_root,
 )
 from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.scene.planning_scene import PlanningScene
+from robot_state_core.state.robot_state import RobotState
 from robot_state_core.viewer.app import COLLIDING_RGB, RobotViewer
 from robot_state_core.viewer.scene_meshes import element_meshes, shape_triangles
 
@@ -181,18 +183,24 @@ def test_dragging_the_gizmo_solves_ik(viewer: RobotViewer) -> None:
     np.testing.assert_allclose(tip[:3, 3], target[:3, 3], atol=1e-4)
     np.testing.assert_allclose(tip[:3, :3], target[:3, :3], atol=1e-3)
     assert feedback.position_error < 1e-4
-    assert 'solved' in viewer._gui['ik/arm'].content
-    np.testing.assert_allclose(viewer._gizmos['arm'].position, target[:3, 3], atol=1e-9)
+    assert 'solved' in viewer._gui['ik'].content
+    np.testing.assert_allclose(viewer._gizmo.position, target[:3, 3], atol=1e-9)
 
     before = viewer.positions
     far = target.copy()
     far[:3, 3] += [5.0, 0.0, 0.0]
     feedback = viewer.drag_gizmo('arm', far)
     assert not feedback.success and 'no solution' in feedback.message
+    assert 'out of reach' in feedback.message and 'returns to the tip' in feedback.message
     assert feedback.position_error > 4.0
     assert viewer.positions == before  # MoveIt: a failed solve leaves the state unchanged
+    # RViz's interactive marker: after a failed solve the gizmo is back at the tip
+    np.testing.assert_allclose(viewer._gizmo.position, tip[:3, 3], atol=1e-9)
+    assert feedback.message in viewer._gui['ik'].content
     with pytest.raises(UnknownNameError):
         viewer.drag_gizmo('gripper', target)  # no tip link
+    with pytest.raises(UnknownNameError):
+        viewer.drag_gizmo('lift', target)  # a tip that moves along one line: no gizmo
 
 
 def _box_on_link(viewer: RobotViewer, link: str) -> np.ndarray:
@@ -303,3 +311,51 @@ def test_ros_mode_draws_collision_objects(viewer: RobotViewer, ros: object) -> N
         assert node.collision_objects_received == 2
     finally:
         viewer.set_following(False)
+
+
+def test_the_page_opens_at_the_first_named_state_and_offers_only_real_ik_chains() -> None:
+    # Talos (example-robot-data): all-zero positions clipped to the limits put the legs into
+    # each other; its SRDF's first state, all/half_sitting, is collision-free.
+    import robot_corpus
+
+    r = robot_corpus.test_robot('talos')
+    talos = RobotModel.from_urdf_file(r.urdf_path, r.srdf_path, package_map=r.package_map)
+    zero = RobotViewer(talos, port=0, controls=False, initial_state='all/half_sitting')
+    try:
+        values = talos.group('all').named_states['half_sitting']
+        assert all(zero.positions[k] == pytest.approx(v) for k, v in values.items())
+    finally:
+        zero.stop()
+    with RobotViewer(talos, port=0) as viewer:
+        assert viewer.named_state == 'all/half_sitting'
+        assert not viewer.collision_status.collision
+        # two-joint head and torso: their tips cannot be placed in 3D, so no gizmo
+        assert viewer.ik_groups == ('l_arm', 'l_arm_torso', 'l_leg', 'r_arm', 'r_arm_torso',
+                                    'r_leg')
+        before = viewer._gizmo.position.copy()
+        viewer.set_ik_group('r_arm')
+        tip = viewer.state.get_global_link_transform('wrist_right_ft_tool_link')
+        np.testing.assert_allclose(viewer._gizmo.position, tip[:3, 3], atol=1e-9)
+        assert not np.allclose(before, tip[:3, 3])
+        assert viewer._gui['ik_group'].value == 'r_arm'
+        with pytest.raises(UnknownNameError):
+            viewer.set_ik_group('head')
+    state = RobotState(talos)
+    assert PlanningScene(talos).check_collision(state).collision  # what the page used to show
+
+
+def test_page_changes_draw_at_once_and_their_collisions_follow(viewer: RobotViewer) -> None:
+    # A slider on the page: poses are sent before the collision evaluation, which a worker
+    # thread does; settle() returns once it is drawn. The API methods evaluate before returning.
+    version = viewer.collision_status.version
+    spec = next(s for s in viewer._slider_specs if s.variable == 'elbow_joint')
+    viewer._apply_positions({'elbow_joint': 0.4}, spec, wait=False)
+    assert viewer.positions['elbow_joint'] == 0.4
+    status = viewer.settle()
+    assert status.version > version
+    fresh = viewer.refresh()  # the worker drew what a synchronous evaluation gives
+    assert (fresh.collision, fresh.colliding_links) == (status.collision, status.colliding_links)
+    assert fresh.min_distance == pytest.approx(status.min_distance, abs=1e-12)
+    assert viewer.named_state == '(current)'
+    viewer.set_named_state('arm/ready')
+    assert viewer.named_state == 'arm/ready' and viewer._gui['states'].value == 'arm/ready'

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import os
 from pathlib import Path
 import time
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,6 +25,7 @@ import pytest
 from robot_state_core.io.default_robot import default_robot_srdf_path, default_robot_urdf_path
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.spatial.transforms import quat_xyzw_from_wxyz, rotation_from_quat_xyzw
+from robot_state_core.state.robot_state import RobotState
 from robot_state_core.viewer.app import RobotViewer
 from robot_state_core.viewer.browser import find_chromium, HeadlessBrowser
 from robot_state_core.viewer.scene_meshes import element_meshes
@@ -62,6 +64,9 @@ def page(model: RobotModel, browser: HeadlessBrowser) -> Iterator[tuple[RobotVie
     """The default robot at ``home`` in the browser; yields the viewer and the first picture."""
     viewer = RobotViewer(model, port=0)
     viewer.set_named_state('arm/home')
+    # The region tests below look at the robot alone; the grid and axes have their own test.
+    viewer.set_show_grid(False)
+    viewer.set_show_world_axes(False)
     try:
         shot = page_screenshot(viewer, browser, timeout=90.0)
         yield viewer, shot.png
@@ -84,6 +89,8 @@ def _settled_change(browser: HeadlessBrowser, before: bytes, timeout: float = 30
 
 def _home(viewer: RobotViewer, browser: HeadlessBrowser) -> bytes:
     """Put the arm at ``home`` and return the page's picture once it shows that."""
+    if browser.evaluate('location.href') != viewer.url:  # another test opened its own page
+        page_screenshot(viewer, browser, timeout=90.0)
     before, old = browser.screenshot(), viewer.positions
     viewer.set_named_state('arm/home')
     if viewer.positions != old:
@@ -93,10 +100,15 @@ def _home(viewer: RobotViewer, browser: HeadlessBrowser) -> bytes:
 
 def _camera(viewer: RobotViewer) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
     """``(R_WC, p_WC, vertical fov)`` of the (only) connected page."""
-    client = next(iter(viewer.server.get_clients().values()))
-    cam = client.camera
+    cam = _client(viewer).camera
     R = rotation_from_quat_xyzw(quat_xyzw_from_wxyz(np.asarray(cam.wxyz)))
     return R, np.asarray(cam.position, dtype=float), float(cam.fov)
+
+
+def _client(viewer: RobotViewer) -> Any:
+    """The page connected last (an earlier connection may linger after a reload)."""
+    clients = viewer.server.get_clients()
+    return clients[max(clients)]
 
 
 def _project(viewer: RobotViewer, p_W: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -125,9 +137,10 @@ def _link_region(viewer: RobotViewer, links: list[str], margin: int = 6) -> NDAr
 
 def _gizmo_region(viewer: RobotViewer, groups: list[str],
                   boxes: tuple[str, ...] = ()) -> NDArray[np.bool_]:
-    """Pixels inside the projected cube of side 2 * scale around IK (and box) gizmos."""
+    """Pixels inside the projected cube of side 2 * scale around the IK (and box) gizmos."""
     mask = np.zeros((HEIGHT, WIDTH), dtype=bool)
-    for gizmo in [viewer._gizmos[g] for g in groups] + [viewer._box_gizmos[b] for b in boxes]:
+    gizmos = [viewer._gizmo] if groups else []
+    for gizmo in gizmos + [viewer._box_gizmos[b] for b in boxes]:
         cube = np.array(np.meshgrid(*[[-1.0, 1.0]] * 3)).reshape(3, -1).T * gizmo.scale
         (u0, v0), (u1, v1) = _bbox(_project(viewer, cube + gizmo.position), 4)
         mask[max(v0, 0):max(v1, 0), max(u0, 0):max(u1, 0)] = True
@@ -143,6 +156,12 @@ def _changed(a: bytes, b: bytes) -> NDArray[np.bool_]:
     diff = np.abs(png_pixels(a).astype(np.int16) - png_pixels(b).astype(np.int16))
     mask: NDArray[np.bool_] = diff.max(axis=-1) > 24
     return mask
+
+
+def _same(a: bytes, b: bytes) -> bool:
+    """Equal pictures, up to edge pixels (viser's adaptive resolution re-renders edges)."""
+    diff = np.abs(png_pixels(a).astype(np.int16) - png_pixels(b).astype(np.int16))
+    return int((diff.max(axis=-1) > 60).sum()) <= 150
 
 
 def _descendants(model: RobotModel, joint: str) -> list[str]:
@@ -170,7 +189,7 @@ def test_the_page_shows_the_default_robot(page: tuple[RobotViewer, bytes],
     region = _link_region(viewer, list(viewer.model.link_names))
     corner = np.zeros_like(robot)
     corner[HEIGHT - 80:, :80] = True
-    outside = robot & ~region & ~corner & ~_gizmo_region(viewer, list(viewer._gizmos))
+    outside = robot & ~region & ~corner & ~_gizmo_region(viewer, ['arm'])
     assert outside.sum() <= 0.02 * robot.sum(), (outside.sum(), robot.sum())
     # the control panel is on the page (hidden for the picture by the snapshot CSS)
     text = browser.evaluate('document.body.textContent')
@@ -238,7 +257,7 @@ def test_a_box_placed_on_a_link_turns_that_link_red(page: tuple[RobotViewer, byt
                 rgb[..., 2] < 70)
             return mask
         # the link itself is not red before (the gizmos' red rings are, and do not move)
-        gizmos = _gizmo_region(viewer, list(viewer._gizmos))
+        gizmos = _gizmo_region(viewer, ['arm'])
         assert (red(before) & region & ~gizmos).sum() < 20
         turned = red(after) & ~red(before)
         assert (turned & region).sum() > 400
@@ -246,6 +265,248 @@ def test_a_box_placed_on_a_link_turns_that_link_red(page: tuple[RobotViewer, byt
         assert (turned & region).sum() >= 0.9 * turned.sum()
     finally:
         viewer.clear_world()
+
+
+# ---------------------------------------------------------------------------- issue 28
+
+def _dom_click_button(browser: HeadlessBrowser, text: str) -> None:
+    assert browser.evaluate(f'''(() => {{
+        const b = [...document.querySelectorAll('button')].find(
+            b => b.textContent.trim() === {text!r});
+        if (!b) return false; b.click(); return true; }})()'''), text
+
+
+#: A page-script function: the input of the control labelled ``label`` (a slider's text box).
+_FIND_INPUT = '''(label) => {
+    const l = [...document.querySelectorAll('label')].find(l => l.textContent === label);
+    if (!l) return null;
+    const i = document.getElementById(l.getAttribute('for'));
+    if (i && i.tagName === 'INPUT' && i.type !== 'hidden') return i;
+    let row = l;
+    for (let k = 0; k < 6 && !row.querySelector('input[type=text]'); k++) row = row.parentElement;
+    return row.querySelector('input[type=text]');
+}'''
+
+
+def _dom_input(browser: HeadlessBrowser, label: str) -> dict[str, object]:
+    """``{value, disabled}`` of the control labelled ``label`` (its text box for a slider)."""
+    value = browser.evaluate(f'''(() => {{ const i = ({_FIND_INPUT})({label!r});
+        return i && {{value: i.type === 'checkbox' ? i.checked : i.value,
+                      disabled: i.disabled}}; }})()''')
+    assert value is not None, f'no control labelled {label!r} on the page'
+    return dict(value)
+
+
+def _dom_click_checkbox(browser: HeadlessBrowser, label: str) -> None:
+    assert browser.evaluate(f'(() => {{ const i = ({_FIND_INPUT})({label!r}); '
+                            'if (!i) return false; i.click(); return true; })()'), label
+
+
+def _type_into(browser: HeadlessBrowser, label: str, text: str) -> None:
+    """Focus the text box of ``label``, replace its text with ``text`` and press Enter."""
+    assert browser.evaluate(f'(() => {{ const i = ({_FIND_INPUT})({label!r}); '
+                            'if (!i) return false; i.focus(); i.select(); return true; })()')
+    browser.command('Input.insertText', text=text)
+    for kind in ('keyDown', 'keyUp'):
+        browser.command('Input.dispatchKeyEvent', type=kind, key='Enter', code='Enter',
+                        windowsVirtualKeyCode=13)
+
+
+def _wait(condition: object, what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise AssertionError(f'{what}: not within {timeout:.0f} s')
+        time.sleep(0.05)
+
+
+def _stable(browser: HeadlessBrowser, timeout: float = 30.0) -> bytes:
+    """The next screenshot that a second one 0.3 s later confirms."""
+    deadline = time.monotonic() + timeout
+    previous = browser.screenshot()
+    while time.monotonic() < deadline:
+        time.sleep(0.3)
+        png = browser.screenshot()
+        if png == previous:
+            return png
+        previous = png
+    raise AssertionError(f'the page did not settle within {timeout:.0f} s')
+
+
+def _saturated(png: bytes) -> NDArray[np.bool_]:
+    """Pixels of a pure red, green or blue hue (axes, gizmo handles)."""
+    rgb = png_pixels(png).astype(int)
+    hi, lo = rgb.max(axis=-1), rgb.min(axis=-1)
+    mask: NDArray[np.bool_] = (hi > 150) & (lo < 90) & (hi - lo > 120)
+    return mask
+
+
+def test_one_ik_gizmo_at_the_chosen_group_tip_drawn_over_the_robot(
+        page: tuple[RobotViewer, bytes], browser: HeadlessBrowser) -> None:
+    viewer, _ = page
+    _home(viewer, browser)
+    # base (planar: the tip moves in a plane) and lift (one line) get no gizmo
+    assert viewer.ik_groups == ('arm',) and viewer.ik_group == 'arm'
+    assert _dom_input(browser, 'IK group')['value'] == 'arm'
+    viewer._gizmo.visible = False
+    hidden = _stable(browser)
+    viewer._gizmo.visible = True
+    shown = _settled_change(browser, hidden)
+    gizmo = _changed(hidden, shown)
+    region = _gizmo_region(viewer, ['arm'])
+    assert gizmo.sum() > 300
+    assert (gizmo & ~region).sum() == 0  # one gizmo, at tool0 (not at base_link or lift_link)
+    # drawn over the robot: the handles cover pixels of the gripper in front of them
+    assert (gizmo & _link_region(viewer, ['gripper_palm_link'], margin=0)).sum() > 20
+
+
+def test_a_failed_drag_leaves_the_picture_as_it_was_and_says_why(
+        page: tuple[RobotViewer, bytes], browser: HeadlessBrowser) -> None:
+    viewer, _ = page
+    before = _home(viewer, browser)
+    far = viewer.state.get_global_link_transform('tool0').copy()
+    far[:3, 3] += [3.0, 0.0, 0.0]
+    feedback = viewer.drag_gizmo('arm', far)
+    assert not feedback.success
+    time.sleep(1.0)
+    after = _stable(browser)
+    assert _same(before, after)  # arm and gizmo where they were (not at the far target)
+    text = browser.evaluate('document.body.textContent')
+    assert 'no solution' in text and 'out of reach' in text and 'returns to the tip' in text
+
+
+def test_ground_grid_and_world_axes_with_their_toggles(
+        page: tuple[RobotViewer, bytes], browser: HeadlessBrowser) -> None:
+    viewer, _ = page
+    bare = _home(viewer, browser)
+    robot = _link_region(viewer, list(viewer.model.link_names))
+    try:
+        assert _dom_input(browser, 'Ground grid')['value'] is False
+        _dom_click_checkbox(browser, 'Ground grid')
+        _wait(lambda: viewer._grid.visible, 'the grid checkbox to reach the server')
+        grid = _settled_change(browser, bare)
+        lines = foreground_mask(png_pixels(grid)) & ~foreground_mask(png_pixels(bare))
+        assert (lines & ~robot).sum() > 2000  # grid lines around the robot, not only under it
+        _dom_click_checkbox(browser, 'World axes')
+        axes = _settled_change(browser, grid)
+        origin = _project(viewer, np.array([[0.0, 0.0, 0.0], [0.25 * viewer._robot_size(),
+                                                               0.0, 0.0]]))
+        added = _saturated(axes) & ~_saturated(grid)
+        (u0, v0), (u1, v1) = _bbox(origin, 12)
+        assert added[max(v0, 0):v1, max(u0, 0):u1].sum() > 30  # the red x axis from the origin
+        _dom_click_checkbox(browser, 'Ground grid')
+        _dom_click_checkbox(browser, 'World axes')
+        _wait(lambda: not viewer._grid.visible and not viewer._world_axes.visible,
+              'the checkboxes to turn grid and axes off')
+        assert _same(bare, _stable(browser))
+    finally:
+        viewer.set_show_grid(False)
+        viewer.set_show_world_axes(False)
+
+
+def test_fit_robot_keeps_the_direction_and_reset_view_restores_it(
+        page: tuple[RobotViewer, bytes], browser: HeadlessBrowser) -> None:
+    viewer, _ = page
+    _home(viewer, browser)
+    client = _client(viewer)
+    look_at = np.asarray(client.camera.look_at, dtype=float)
+    direction = np.array([-1.0, 2.0, 1.5]) / np.linalg.norm([-1.0, 2.0, 1.5])
+    client.camera.position = look_at + 12.0 * direction  # far away: the robot is small
+    client.camera.look_at = look_at  # (viser moves the look-at point with the position)
+    small = foreground_mask(png_pixels(_stable(browser)))
+    _dom_click_button(browser, 'Fit robot')
+    _wait(lambda: np.linalg.norm(np.asarray(client.camera.position) - look_at) < 8.0,
+          'Fit robot to move the camera')
+    fitted = foreground_mask(png_pixels(_stable(browser)))
+    rows, cols = np.flatnonzero(fitted.any(axis=1)), np.flatnonzero(fitted.any(axis=0))
+    span = max((rows[-1] - rows[0]) / HEIGHT, (cols[-1] - cols[0]) / WIDTH)
+    assert fitted.sum() > 5 * small.sum() and span > 0.8, span
+    d = np.asarray(client.camera.position) - np.asarray(client.camera.look_at)
+    np.testing.assert_allclose(d / np.linalg.norm(d), direction, atol=2e-3)
+    _dom_click_button(browser, 'Reset view')
+    initial = viewer.server.initial_camera
+
+    def restored() -> bool:
+        return bool(np.allclose(client.camera.position, initial.position, atol=1e-3))
+    _wait(restored, 'Reset view to bring the camera back')
+    np.testing.assert_allclose(client.camera.look_at, initial.look_at, atol=1e-3)
+
+
+def test_clicking_a_link_shows_its_name_and_pose(page: tuple[RobotViewer, bytes],
+                                                 browser: HeadlessBrowser) -> None:
+    viewer, _ = page
+    _home(viewer, browser)
+    # the middle of the mobile base's visual mesh, on screen (away from the gizmo)
+    visual = next(e for e in element_meshes(viewer.model, 'visual')[0] if e.link == 'base_link')
+    X = viewer.state.get_global_link_transform('base_link') @ visual.X_LE
+    u, v = _project(viewer, (visual.vertices @ X[:3, :3].T + X[:3, 3]).mean(axis=0)[None])[0]
+    assert not _gizmo_region(viewer, ['arm'])[int(v), int(u)]
+    try:
+        for kind in ('mouseMoved', 'mousePressed', 'mouseReleased'):
+            browser.command('Input.dispatchMouseEvent', type=kind, x=float(u), y=float(v),
+                            button='left', clickCount=1)
+        _wait(lambda: viewer.selected_link == 'base_link', 'the click to select base_link')
+        X = viewer.state.get_global_link_transform('base_link')
+        expected = ', '.join(f'{c:.3f}' for c in X[:3, 3])
+        _wait(lambda: f'({expected})' in browser.evaluate('document.body.textContent'),
+              'the panel to show the pose')
+        text = ' '.join(browser.evaluate('document.body.textContent').split())
+        assert 'Selected link: base_link' in text
+    finally:
+        viewer.select_link(None)
+
+
+def test_link_frames_are_seen_inside_the_robot(page: tuple[RobotViewer, bytes],
+                                               browser: HeadlessBrowser) -> None:
+    viewer, _ = page
+    before = _home(viewer, browser)
+    try:
+        _dom_click_checkbox(browser, 'Link frames (TF)')
+        after = _settled_change(browser, before)
+        # imu_link's origin is inside the base's box: its axes are seen through it
+        p = viewer.state.get_global_link_transform('imu_link')[:3, 3]
+        (u, v), = _project(viewer, p[None])
+        window = (slice(int(v) - 15, int(v) + 15), slice(int(u) - 15, int(u) + 15))
+        assert _saturated(after)[window].sum() > 30
+        assert _saturated(before)[window].sum() == 0
+        assert all(viewer._frame_labels[n].visible for n in viewer.model.link_names)
+    finally:
+        viewer.set_show_frames(False)
+
+
+def test_named_state_menu_shows_current_after_a_change(page: tuple[RobotViewer, bytes],
+                                                       browser: HeadlessBrowser) -> None:
+    viewer, _ = page
+    _home(viewer, browser)
+    _wait(lambda: _dom_input(browser, 'Named state')['value'] == 'arm/home', 'arm/home shown')
+    viewer.set_positions({'elbow_joint': 1.1})
+    _wait(lambda: _dom_input(browser, 'Named state')['value'] == '(current)',
+          'the menu to say (current)')
+
+
+# ---------------------------------------------------------------------------- own pages
+# These open other pages in the shared browser: they come last (pytest runs in file order).
+
+def test_follow_mode_disables_every_editing_control(model: RobotModel,
+                                                    browser: HeadlessBrowser) -> None:
+    with RobotViewer(model, port=0, follow=True) as viewer:
+        page_screenshot(viewer, browser, timeout=90.0, hide_overlays=False)
+        for label in ('Named state', 'IK group', 'elbow_joint'):
+            control = _dom_input(browser, label)
+            if label != 'elbow_joint':
+                assert control['disabled'], label
+        disabled = browser.evaluate('''JSON.stringify(Object.fromEntries(
+            [...document.querySelectorAll('button')].filter(b => b.textContent.trim())
+            .map(b => [b.textContent.trim(), b.disabled])))''')
+        assert '"Add box":true' in disabled and '"Remove all objects":true' in disabled
+        assert 'IK is off' in browser.evaluate('document.body.textContent')
+        # viser leaves the number box beside a disabled slider editable: what is typed there
+        # is taken back, and the drawn state stays the followed one
+        before = viewer.positions['elbow_joint']
+        _type_into(browser, 'elbow_joint', '0.3')
+        _wait(lambda: float(_dom_input(browser, 'elbow_joint')['value']) == before,
+              'the typed value to be taken back')
+        assert viewer.positions['elbow_joint'] == before
 
 
 @pytest.mark.ros
@@ -312,3 +573,87 @@ def test_an_unreadable_mesh_is_a_box_and_a_warning_on_the_page(
         # ... and the page says why, naming the file and the link
         text = browser.evaluate('document.body.textContent')
         assert 'broken.stl' in text and "link 'base'" in text and 'drawn as a box' in text
+
+
+def test_snapshot_fits_the_robot_and_takes_camera_and_colour_options(tmp_path: Path) -> None:
+    # The README's pictures come from `snapshot`: by default the robot spans most of the frame.
+    from robot_state_core.apps.cli import main as cli_main
+
+    _require_chromium()
+
+    def robot_box(name: str, *args: str) -> tuple[NDArray[np.uint8], float, float]:
+        out = tmp_path / f'{name}.png'
+        assert cli_main(['snapshot', '--state', 'home', '--no-grid', '--size', '640x480',
+                         '--output', str(out), *args]) == 0
+        rgb = png_pixels(out.read_bytes())
+        assert rgb.shape == (480, 640, 3)
+        mask = foreground_mask(rgb)
+        mask[480 - 80:, :80] = False  # the orientation widget (drawn in the 3D canvas)
+        rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+        return rgb, (rows[-1] - rows[0]) / 480, (cols[-1] - cols[0]) / 640
+
+    _, h, w = robot_box('fit')
+    assert max(h, w) >= 0.85  # --fit (default): 90 % of the binding dimension
+    _, h_loose, w_loose = robot_box('loose', '--no-fit')
+    assert max(h_loose, w_loose) < max(h, w) - 0.03  # its bounding sphere fits the height
+    side, _, _ = robot_box('side', '--camera', '90', '0')
+    front, _, _ = robot_box('front', '--camera', '0', '0')
+    assert _changed_pixels(side, front) > 5000  # another view direction
+    # from 3 m in front, level: a pinhole with a 45° vertical view gives the robot's height
+    # in the picture from its visual vertices (camera looking along -x, image v along -z)
+    _, h_3m, _ = robot_box('explicit', '--camera', '3', '0', '0.65', '0', '0', '0.65')
+    model = RobotModel.from_urdf_file(default_robot_urdf_path(), default_robot_srdf_path())
+    state = RobotState(model)
+    state.set_to_default_values('arm', 'home')
+    points = np.concatenate([
+        e.vertices @ X[:3, :3].T + X[:3, 3] for e in element_meshes(model, 'visual')[0]
+        for X in [state.get_global_link_transform(e.link) @ e.X_LE]])
+    v = (points[:, 2] - 0.65) / (3.0 - points[:, 0]) / (2 * np.tan(np.radians(22.5)))
+    assert h_3m == pytest.approx(v.max() - v.min(), abs=0.02)
+    # a box on the upper arm: red links, unless --no-collision-colors
+    box = ['--box', '0.0', '0.0', '0.95', '0.5', '0.5', '0.3']
+
+    def red(rgb: NDArray[np.uint8]) -> int:
+        c = rgb.astype(int)
+        c[480 - 80:, :80] = 255  # the orientation widget's red x axis
+        return int(((c[..., 0] > 180) & (c[..., 1] < 60) & (c[..., 2] < 60)).sum())
+    coloured, _, _ = robot_box('red', *box)
+    plain, _, _ = robot_box('plain', *box, '--no-collision-colors')
+    assert red(coloured) > 1000 and red(plain) < 50
+
+
+def _changed_pixels(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> int:
+    return int((np.abs(a.astype(int) - b.astype(int)).max(axis=-1) > 24).sum())
+
+
+def test_panda_in_its_mesh_colours_and_a_missing_file_named_in_full(
+        browser: HeadlessBrowser, tmp_path: Path) -> None:
+    import robot_corpus
+
+    r = robot_corpus.test_robot('panda')
+    panda = RobotModel.from_urdf_file(r.urdf_path, r.srdf_path, package_map=r.package_map)
+    with RobotViewer(panda, port=0) as viewer:
+        viewer.set_show_grid(False)
+        viewer.set_show_world_axes(False)
+        rgb = png_pixels(page_screenshot(viewer, browser, timeout=90.0).png).astype(int)
+        # its DAE files: white shells and dark-grey (64, 64, 64) joints; no light-grey-only robot
+        dark = (rgb.max(axis=-1) < 90) & (rgb.max(axis=-1) - rgb.min(axis=-1) < 12)
+        region = _link_region(viewer, ['panda_link3', 'panda_link4', 'panda_link5'])
+        assert (dark & region).sum() > 500
+    pkg = tmp_path / 'my_robot_description'
+    (pkg / 'meshes').mkdir(parents=True)
+    (pkg / 'package.xml').write_text('<package><name>my_robot_description</name></package>')
+    name = 'a_rather_long_mesh_file_name_that_a_notification_would_cut_short.stl'
+    urdf = f'''<robot name="r"><link name="base">
+      <visual><geometry><mesh filename="package://my_robot_description/meshes/{name}"/>
+      </geometry></visual>
+      <collision><geometry><box size="0.2 0.1 0.4"/></geometry></collision></link></robot>'''
+    model = RobotModel.from_urdf_string(urdf, package_roots=[tmp_path])
+    with RobotViewer(model, port=0) as viewer:
+        page_screenshot(viewer, browser, timeout=90.0, hide_overlays=False)
+        notes = browser.wait_for('''(() => { const n = [...document.querySelectorAll(
+            '.mantine-Notification-root')].map(e => e.innerText).join(' | ');
+            return n.includes('drawn as a box') && n; })()''')
+        flat = ' '.join(str(notes).split())
+        assert name in flat and 'does not exist' in flat and 'my_robot_description' in flat
+        assert flat.index(name) < flat.index('does not exist')  # the file first

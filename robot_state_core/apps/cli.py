@@ -54,6 +54,7 @@ from robot_state_core.spatial.transforms import (
     rotation_from_quat_xyzw,
 )
 from robot_state_core.state.robot_state import RobotState
+from robot_state_core.viewer.camera import DEFAULT_AZIMUTH_DEG, DEFAULT_ELEVATION_DEG
 
 if TYPE_CHECKING:  # annotations only; imported where used (viser costs ~0.4 s at start-up)
     from robot_state_core.viewer.app import RobotViewer
@@ -247,13 +248,14 @@ def _viewer_for(ns: argparse.Namespace, **kwargs: Any) -> RobotViewer:
 
     viewer = RobotViewer(model, **kwargs)
     try:
-        viewer.set_positions(dict(zip(model.variable_names, state.positions.tolist(),
-                                      strict=True)))
+        if ns.state or ns.positions:  # else the viewer opens at the SRDF's first named state
+            viewer.set_positions(dict(zip(model.variable_names, state.positions.tolist(),
+                                          strict=True)))
         for k, box in enumerate(boxes):
             viewer.add_box(f'box_{k + 1}', box[3:], pose_from_xyz_rpy(box[:3], (0, 0, 0)))
         if ns.scene:
             viewer.load_scene_text(_read_text(ns.scene, '--scene'))
-        viewer.frame_camera()
+        viewer.frame_camera()  # around the world objects too
     except BaseException:
         viewer.stop()
         raise
@@ -315,8 +317,24 @@ def _cmd_snapshot(ns: argparse.Namespace) -> int:
     from robot_state_core.viewer.browser import HeadlessBrowser  # snapshot only (start-up time)
     from robot_state_core.viewer.snapshot import page_screenshot
 
-    viewer = _viewer_for(ns, port=0, controls=False)
+    viewer = _viewer_for(ns, port=0, controls=False,
+                         collision_colors=not ns.no_collision_colors)
     try:
+        camera = ns.camera or []
+        if len(camera) == 6:
+            viewer.look_from(camera[:3], camera[3:])
+        elif len(camera) in (0, 2, 3):
+            azimuth, elevation = camera[:2] if camera else (DEFAULT_AZIMUTH_DEG,
+                                                           DEFAULT_ELEVATION_DEG)
+            viewer.frame_camera(azimuth_deg=azimuth, elevation_deg=elevation,
+                                distance=camera[2] if len(camera) == 3 else None,
+                                aspect=width / height, fit=ns.fit)
+        else:
+            raise InvalidArgumentError(f'--camera takes AZ EL [DIST] or X Y Z LX LY LZ, got '
+                                       f'{len(camera)} numbers')
+        if ns.no_grid:
+            viewer.set_show_grid(False)
+            viewer.set_show_world_axes(False)
         with HeadlessBrowser(width, height) as browser:
             shot = page_screenshot(viewer, browser, timeout=ns.timeout)
         Path(ns.output).write_bytes(shot.png)
@@ -447,6 +465,19 @@ def build_parser() -> argparse.ArgumentParser:
                         help='add a world box at x y z with edges sx sy sz [m]; repeatable')
     p_snap.add_argument('--output', required=True, help='PNG file to write')
     p_snap.add_argument('--size', default='800x600', help='image size WxH (default 800x600)')
+    p_snap.add_argument('--camera', nargs='+', type=float, metavar='V',
+                        help='AZ EL [DIST]: view from azimuth AZ (about +z, from +x) and '
+                             'elevation EL [deg], at DIST [m] from the centre (default: as '
+                             'close as --fit allows); or X Y Z LX LY LZ: camera position and '
+                             f'look-at point [m] (default: AZ {DEFAULT_AZIMUTH_DEG:g} EL '
+                             f'{DEFAULT_ELEVATION_DEG:g})')
+    p_snap.add_argument('--fit', action=argparse.BooleanOptionalAction, default=True,
+                        help='frame tightly: the robot spans 90 %% of the picture (default; '
+                             '--no-fit: its bounding sphere fits the view height)')
+    p_snap.add_argument('--no-collision-colors', action='store_true',
+                        help='draw links in their own colours even when they collide')
+    p_snap.add_argument('--no-grid', action='store_true',
+                        help='leave out the ground grid and the world axes')
     p_snap.add_argument('--timeout', type=float, default=90.0,
                         help='seconds to wait for the page to draw (default 90)')
     p_snap.set_defaults(func=_cmd_snapshot)

@@ -9,6 +9,10 @@ file rewritten on disk is read again by the next model, scene or query object th
 what was built from the old file keeps the old geometry. Duplicate vertices are
 merged (STL stores three per triangle), so vertex counts are those of the welded mesh.
 
+:func:`load_mesh_parts` splits the same triangles by the colours the file gives them
+(materials, per-face or per-vertex colours), for drawing; the colours are read in the same
+trimesh load as the geometry and cached beside it.
+
 :func:`convex_hull` is a small numpy quickhull (trimesh's hull needs scipy, which the project
 does not install); it returns outward-oriented triangles, which fcl's ``Convex`` needs for its
 support-point edge walk.
@@ -53,9 +57,11 @@ from robot_state_core.errors import InvalidArgumentError, RobotDescriptionError
 from robot_state_core.geometry.shapes import Convex, Mesh
 
 __all__ = [
+    'MAX_MESH_PARTS',
     'MEMORY_SCHEME',
     'MESH_CACHE_BYTES',
     'MeshCacheInfo',
+    'MeshPart',
     'cache',
     'cache_key',
     'cached',
@@ -65,6 +71,7 @@ __all__ = [
     'file_identity',
     'hull_planes',
     'load_mesh',
+    'load_mesh_parts',
     'mesh_cache_info',
     'mesh_file',
     'mesh_hull',
@@ -83,6 +90,9 @@ dropped until the store fits. A robot's meshes fit many times over (measured: Pa
 Talos 16 MiB with every mesh, hull and BVH of both mesh modes); entries in use by live shapes
 stay loadable whatever is dropped (module docstring).
 '''
+
+MAX_MESH_PARTS = 16
+'''Most parts :func:`load_mesh_parts` splits one mesh file into (one per colour).'''
 
 
 @dataclass(frozen=True)
@@ -276,9 +286,13 @@ def mesh_file(shape: Mesh | Convex) -> str:
     """The local file of a mesh shape.
 
     Raises:
-        RobotDescriptionError: The shape's URI was never resolved to a file.
+        RobotDescriptionError: The shape's URI did not resolve to a file; the message says why
+            when the loader recorded it (``shape.problem``: the file is not in its package,
+            the package was not found, ...).
     """
     if shape.path is None:
+        if shape.problem is not None:
+            raise RobotDescriptionError(f'mesh {shape.uri!r} has no local file: {shape.problem}')
         raise RobotDescriptionError(f'mesh {shape.uri!r} was not resolved to a local file; '
                                     'load the description with a resolver that knows its '
                                     'package')
@@ -325,6 +339,88 @@ def read_shape_mesh(shape: Mesh | Convex) -> tuple[FloatArray, Int64Array]:
     return mesh_hull(path, scale) if isinstance(shape, Convex) else load_mesh(path, scale)
 
 
+@dataclass(frozen=True, eq=False)
+class MeshPart:
+    """The triangles of a mesh file that share one colour (:func:`load_mesh_parts`).
+
+    Attributes:
+        vertices: ``(V, 3)`` the vertices these faces use, in the mesh frame, scaled [m].
+        faces: ``(F, 3)`` indices into ``vertices``, wound as in :func:`load_mesh`.
+        rgba: The colour the file gives these faces (8 bits per channel, in [0, 1]), or
+            ``None`` when it gives them none.
+    """
+
+    vertices: FloatArray
+    faces: Int64Array
+    rgba: tuple[float, float, float, float] | None
+
+
+def load_mesh_parts(path: str | os.PathLike[str],
+                    scale: ArrayLike = (1.0, 1.0, 1.0)) -> tuple[MeshPart, ...]:
+    """A mesh file's triangles grouped by the colours the file gives them, cached.
+
+    Colours come from the file's materials (COLLADA diffuse, MTL ``Kd``, glTF
+    ``baseColorFactor``; textures are not sampled) and from per-face or per-vertex colours
+    (PLY, ...; vertex colours averaged per face), 8 bits per channel; equal colours are one
+    part. A file (or the faces of it) without colour gives a part with ``rgba=None``. At most
+    :data:`MAX_MESH_PARTS` parts: faces of rarer colours join the kept colour nearest to theirs
+    (uncoloured ones the largest part), so a vertex-coloured scan stays a few parts.
+
+    Args:
+        path: Mesh file, as for :func:`load_mesh` (an in-memory mesh is one uncoloured part).
+        scale: Per-axis scale factors, as for :func:`load_mesh`.
+
+    Returns:
+        The parts, largest first. Together they are exactly :func:`load_mesh`'s triangles:
+        every face once, with the same scaled vertices (a single part holds those arrays
+        themselves). Arrays are read-only.
+
+    Raises:
+        InvalidArgumentError: Invalid ``scale``.
+        RobotDescriptionError: As :func:`load_mesh`.
+    """
+    s = _check_scale(scale)
+    real = _real_path(os.fspath(path))
+    key = ('parts', real, s, file_identity(real))
+    hit = _STORE.get(key)
+    if hit is not None:
+        return cast(tuple[MeshPart, ...], hit)  # what was put under this key
+    vertices, faces = _load_cached(real, s)
+    parts = _split_by_color(vertices, faces, _colors_cached(real))
+    _STORE.put(key, parts, sum(p.vertices.nbytes + p.faces.nbytes for p in parts))
+    return parts
+
+
+def _split_by_color(vertices: FloatArray, faces: Int64Array,
+                    colors: Int64Array) -> tuple[MeshPart, ...]:
+    """Faces grouped by colour key (at most :data:`MAX_MESH_PARTS` groups), largest first."""
+    if len(colors) == 0:
+        return (MeshPart(vertices, faces, None),)
+    keys, group, counts = np.unique(colors, return_inverse=True, return_counts=True)
+    order = np.argsort(-counts, kind='stable')
+    kept, dropped = order[:MAX_MESH_PARTS], order[MAX_MESH_PARTS:]
+    into = np.arange(len(keys))
+    if len(dropped):  # a rarer colour joins the nearest kept colour (RGBA distance)
+        rgba = (keys[:, None] >> np.array([24, 16, 8, 0])) & 0xFF
+        colored = kept[keys[kept] >= 0]
+        d2 = ((rgba[dropped, None, :] - rgba[None, colored, :]) ** 2).sum(axis=2)
+        into[dropped] = colored[np.argmin(d2, axis=1)]
+        into[dropped[keys[dropped] < 0]] = kept[0]  # faces without colour: the largest part
+    group = into[group.reshape(-1)]
+    sizes = np.bincount(group, minlength=len(keys))
+    used_groups = np.argsort(-sizes, kind='stable')[:np.count_nonzero(sizes)]
+    if len(used_groups) == 1:
+        return (MeshPart(vertices, faces, _key_rgba(int(keys[used_groups[0]]))),)
+    parts = []
+    for k in used_groups:
+        used, local = np.unique(faces[group == k], return_inverse=True)
+        v, f = vertices[used], local.reshape(-1, 3).astype(np.int64)
+        v.setflags(write=False)
+        f.setflags(write=False)
+        parts.append(MeshPart(v, f, _key_rgba(int(keys[k]))))
+    return tuple(parts)
+
+
 def clear_mesh_cache() -> None:
     """Forget every cached mesh, hull and fcl geometry (e.g. after a mesh file changed on disk).
 
@@ -351,14 +447,41 @@ def _load_cached(path: str, scale: tuple[float, float, float]) -> _Arrays:
         _STORE.get(('mem', path))  # mark it as used
         out = _scaled(stored.vertices, stored.faces, scale)
     else:
-        if not os.path.isfile(path):
-            raise RobotDescriptionError(f'mesh file {path!r} does not exist')
-        if not os.access(path, os.R_OK):
-            raise RobotDescriptionError(f'mesh file {path!r} is not readable')
-        vertices, faces = _read_with_trimesh(path)
+        vertices, faces, _ = _read_file(path)
         out = _scaled(vertices, faces, scale)
     _STORE.put(key, out, out[0].nbytes + out[1].nbytes)
     return out
+
+
+def _read_file(path: str) -> tuple[FloatArray, Int64Array, Int64Array]:
+    """Read a mesh file: unscaled ``(vertices, faces)`` and its face colour keys.
+
+    The colour keys (:func:`_face_color_keys`) are stored under their own key, so the file is
+    parsed once whether its geometry or its colours are asked for first.
+    """
+    if not os.path.isfile(path):
+        raise RobotDescriptionError(f'mesh file {path!r} does not exist')
+    if not os.access(path, os.R_OK):
+        raise RobotDescriptionError(f'mesh file {path!r} is not readable')
+    identity = file_identity(path)
+    vertices, faces, colors = _read_with_trimesh(path)
+    colors.setflags(write=False)
+    _STORE.put(('face colors', path, identity), colors, colors.nbytes)
+    return vertices, faces, colors
+
+
+_NO_COLORS: Int64Array = np.zeros(0, dtype=np.int64)
+_NO_COLORS.setflags(write=False)
+
+
+def _colors_cached(path: str) -> Int64Array:
+    """The face colour keys of a mesh file (empty: the file gives no colour), cached."""
+    if path.startswith(MEMORY_SCHEME):
+        return _NO_COLORS
+    hit = _STORE.get(('face colors', path, file_identity(path)))
+    if hit is not None:
+        return cast(Int64Array, hit)  # what _read_file put under this key
+    return _read_file(path)[2]
 
 
 def _scaled(vertices: FloatArray, faces: Int64Array,
@@ -373,7 +496,15 @@ def _scaled(vertices: FloatArray, faces: Int64Array,
     return v, f
 
 
-def _read_with_trimesh(path: str) -> tuple[FloatArray, Int64Array]:
+def _read_with_trimesh(path: str) -> tuple[FloatArray, Int64Array, Int64Array]:
+    """``(vertices, faces, face colour keys)`` of a file, as ``trimesh.load_mesh`` reads it.
+
+    The scene's geometries are concatenated with their node transforms applied, exactly as
+    ``trimesh.load_mesh`` (``Scene.to_mesh``) does. Their colours are read first and their
+    visuals then dropped: copying face colours (``Scene.dump``) needs scipy, which the project
+    does not install, and merging materials is wasted work. The keys are empty when no face
+    has a colour.
+    """
     try:
         import trimesh
     except ImportError as err:  # pragma: no cover - trimesh is a declared dependency
@@ -381,7 +512,14 @@ def _read_with_trimesh(path: str) -> tuple[FloatArray, Int64Array]:
                                     '(pip install trimesh)') from err
     suffix = Path(path).suffix.lower()
     try:
-        mesh: Any = trimesh.load_mesh(path)
+        scene = trimesh.load_scene(path)
+        keys = {name: _face_color_keys(g) for name, g in scene.geometry.items()
+                if isinstance(g, trimesh.Trimesh)}
+        for name in keys:
+            scene.geometry[name].visual = trimesh.visual.ColorVisuals()
+        parts = [g for g in scene.dump() if isinstance(g, trimesh.Trimesh)]
+        mesh: Any = trimesh.util.concatenate(parts)
+        colors = np.concatenate([keys[g.metadata['name']] for g in parts] or [_NO_COLORS])
     except ImportError as err:
         hint = ' (COLLADA needs: pip install pycollada)' if suffix == '.dae' else ''
         raise RobotDescriptionError(f'cannot load mesh {path!r}: {err}{hint}') from err
@@ -396,7 +534,46 @@ def _read_with_trimesh(path: str) -> tuple[FloatArray, Int64Array]:
                                     f'(unsupported or corrupt {suffix or "file"})')
     if not np.all(np.isfinite(vertices)):
         raise RobotDescriptionError(f'mesh file {path!r} has non-finite vertices')
-    return vertices, faces
+    return vertices, faces, (colors if np.any(colors >= 0) else _NO_COLORS)
+
+
+def _face_color_keys(mesh: Any) -> Int64Array:
+    """Each face's colour in one trimesh geometry as ``0xRRGGBBAA``, -1 where the file has none.
+
+    A material gives all its faces its colour (glTF ``baseColorFactor``, else the material's
+    main colour: COLLADA diffuse, MTL ``Kd``; a texture image is not sampled); per-face
+    colours are used as they are and per-vertex colours averaged per face (trimesh).
+    """
+    from trimesh.visual.color import to_rgba
+    from trimesh.visual.material import PBRMaterial
+
+    visual, n = mesh.visual, len(mesh.faces)
+    kind = getattr(visual, 'kind', None)
+    if kind == 'texture':
+        material = visual.material
+        rgba = (material.baseColorFactor if isinstance(material, PBRMaterial)
+                else getattr(material, 'main_color', None))
+        if rgba is None:
+            return np.full(n, -1, dtype=np.int64)
+        return np.full(n, _pack_rgba(to_rgba(rgba).reshape(1, 4))[0], dtype=np.int64)
+    if kind in ('face', 'vertex'):
+        return _pack_rgba(np.asarray(visual.face_colors))
+    return np.full(n, -1, dtype=np.int64)
+
+
+def _pack_rgba(rgba: NDArray[np.uint8]) -> Int64Array:
+    """``(N, 4)`` 8-bit RGBA colours as ``0xRRGGBBAA`` integers."""
+    c = rgba.astype(np.int64)
+    out: Int64Array = (c[:, 0] << 24) | (c[:, 1] << 16) | (c[:, 2] << 8) | c[:, 3]
+    return out
+
+
+def _key_rgba(key: int) -> tuple[float, float, float, float] | None:
+    """A ``0xRRGGBBAA`` colour as RGBA in [0, 1]; ``None`` for -1 (no colour)."""
+    if key < 0:
+        return None
+    r, g, b, a = ((key >> shift) & 0xFF for shift in (24, 16, 8, 0))
+    return r / 255.0, g / 255.0, b / 255.0, a / 255.0
 
 
 def mesh_shape_from_arrays(vertices: ArrayLike, faces: ArrayLike,

@@ -16,7 +16,7 @@ factors of magnitude at most ``MAX_COORDINATE``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import math
 import os
 
@@ -42,12 +42,14 @@ def _check_lengths(shape: object, *names: str) -> None:
 
 
 def _check_mesh(shape: Mesh | Convex) -> None:
-    """A str (or path) URI and three finite scale factors of magnitude <= MAX_COORDINATE."""
+    """A str (or path) URI and problem, and three finite scale factors (<= MAX_COORDINATE)."""
     kind = type(shape).__name__
     if not isinstance(shape.uri, str | os.PathLike):
         raise InvalidTypeError(f'{kind}: uri must be a str, got {shape.uri!r}')
     if shape.path is not None and not isinstance(shape.path, str | os.PathLike):
         raise InvalidTypeError(f'{kind}: path must be a str or None, got {shape.path!r}')
+    if shape.problem is not None and not isinstance(shape.problem, str):
+        raise InvalidTypeError(f'{kind}: problem must be a str or None, got {shape.problem!r}')
     try:
         scale = [float(s) for s in shape.scale]
     except (TypeError, ValueError) as err:
@@ -149,11 +151,15 @@ class Mesh:
         uri: The filename as written in the description (``package://``, ``file://`` or a path).
         scale: Per-axis scale factors applied to the vertices.
         path: The resolved local file, or ``None`` when not (yet) resolved.
+        problem: Why ``path`` is ``None`` as the loader found it (e.g. ``file /ws/pkg/a.stl
+            does not exist (package 'pkg' found at /ws/pkg)``), or ``None``. Not compared:
+            it tells how the shape was loaded, not what it is.
     """
 
     uri: str
     scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
     path: str | None = None
+    problem: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         _check_mesh(self)
@@ -166,6 +172,7 @@ class Convex:
     uri: str
     scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
     path: str | None = None
+    problem: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         _check_mesh(self)

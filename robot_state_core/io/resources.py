@@ -23,6 +23,10 @@ open arbitrary files through a package. Symbolic links inside the package are fo
 any package. They can name any local file the process may read, so only load descriptions
 whose ``file://`` and relative mesh paths you trust (see ``docs/decisions.md``, Hardening).
 Relative paths are taken relative to the description's directory.
+
+:meth:`ResourceResolver.locate` also says why a URI did not resolve (the package was found but
+the file is not in it, the package was not found and where it was searched, ...); the URDF
+loader keeps that text with the mesh shape, so the error raised when the mesh is used says it.
 """
 
 from __future__ import annotations
@@ -35,6 +39,26 @@ import posixpath
 from urllib.parse import unquote, urlparse
 
 from robot_state_core.io.default_robot import package_root
+
+_LISTED = 5
+'''Package names or roots listed in a "package not found" message (the rest are counted).'''
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What :meth:`ResourceResolver.locate` found for a URI.
+
+    Attributes:
+        path: The existing local file, or ``None``.
+        warning: A tolerated quirk (e.g. an empty package name) or a refusal, or ``None``.
+        problem: Why ``path`` is ``None``, e.g. ``file /ws/pkg/meshes/a.stl does not exist
+            (package 'pkg' found at /ws/pkg)`` or ``package 'pkg' not found (searched: ...)``;
+            ``None`` when the file was found.
+    """
+
+    path: Path | None
+    warning: str | None
+    problem: str | None
 
 
 @dataclass(frozen=True)
@@ -83,10 +107,24 @@ class ResourceResolver:
 
         Returns:
             ``(path, warning)``: the existing file or ``None``, and a warning about a tolerated
-            quirk (e.g. an empty package name) or ``None``.
+            quirk (e.g. an empty package name) or ``None``; :meth:`locate` also says why a
+            path is ``None``.
+        """
+        found = self.locate(uri)
+        return found.path, found.warning
+
+    def locate(self, uri: str) -> Resolution:
+        """Resolve ``uri`` to an existing local file, or say why it does not resolve.
+
+        Args:
+            uri: A ``package://``, ``file://`` URI or a (relative) path.
+
+        Returns:
+            The file, a warning about a tolerated quirk, and the problem when there is no file.
         """
         warning = None
         parsed = urlparse(uri)
+        where = ''
         if parsed.scheme == 'package':
             package, rel = parsed.netloc, unquote(parsed.path).lstrip('/')
             if not package:
@@ -95,20 +133,46 @@ class ResourceResolver:
                            f"'package://{package}/{rel}'")
             inside = _inside_package(package, rel)
             if inside is None:
-                return None, (f'{uri!r} leaves the directory of package {package!r}; '
-                              'package:// paths must stay inside their package')
+                return Resolution(None, (f'{uri!r} leaves the directory of package {package!r}; '
+                                         'package:// paths must stay inside their package'),
+                                  f'refused: the path leaves the directory of package {package!r}')
             directory = self.package_directory(package)
-            path = directory / inside if directory is not None else None
+            if directory is None:
+                return Resolution(None, warning, f'package {package!r} not found (searched: '
+                                                 f'{self._searched()})')
+            path = directory / inside
+            where = f' (package {package!r} found at {directory})'
         elif parsed.scheme == 'file':
             path = Path(unquote(parsed.path))
         elif parsed.scheme in ('', 'model'):
             raw = Path(unquote(parsed.path) if parsed.scheme else uri)
             path = raw if raw.is_absolute() or self.base_dir is None else self.base_dir / raw
+            if not path.is_absolute():
+                where = f' (relative to the working directory {Path.cwd()})'
         else:
-            return None, f'unsupported URI scheme {parsed.scheme!r} in {uri!r}'
-        if path is not None and path.is_file():
-            return path, warning
-        return None, warning
+            unsupported = f'unsupported URI scheme {parsed.scheme!r} in {uri!r}'
+            return Resolution(None, unsupported, unsupported)
+        if path.is_file():
+            return Resolution(path, warning, None)
+        state = 'is not a file' if path.exists() else 'does not exist'
+        return Resolution(None, warning, f'file {path} {state}{where}')
+
+    def _searched(self) -> str:
+        """Where :meth:`package_directory` looks for a package, for a "not found" message."""
+        places = []
+        if self.package_map:
+            names = sorted(self.package_map)
+            more = f', ... ({len(names)} packages)' if len(names) > _LISTED else ''
+            places.append(f'package map {", ".join(map(repr, names[:_LISTED]))}{more}')
+        if self.package_roots:
+            roots = [str(r) for r in self.package_roots]
+            more = f', ... ({len(roots)} roots)' if len(roots) > _LISTED else ''
+            places.append(f'package roots {", ".join(roots[:_LISTED])}{more}')
+        if self.use_ament_index:
+            prefixes = [p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]
+            places.append(f'the ament index of AMENT_PREFIX_PATH ({len(prefixes)} prefixes)'
+                          if prefixes else 'the ament index (AMENT_PREFIX_PATH is not set)')
+        return '; '.join(places) or 'nowhere: no package map, package roots or ament index'
 
 
 def _inside_package(package: str, rel: str) -> str | None:

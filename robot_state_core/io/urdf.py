@@ -28,7 +28,8 @@ Extensions and tolerated quirks (each reported in ``UrdfLoadResult.warnings``, o
 * A planar joint's ``<axis>`` is not used (MoveIt and Pinocchio move it in the x-y plane);
   an explicit axis other than z is reported.
 * Unresolvable meshes are reported in ``unresolved_meshes`` (or raise with
-  ``strict_meshes=True``), never silently dropped: their shapes keep the URI with ``path=None``.
+  ``strict_meshes=True``), never silently dropped: their shapes keep the URI with ``path=None``
+  and, in ``problem``, why (the file is not in its package, the package was not found, ...).
 * Unknown attributes, which urdfdom ignores silently, are notes (DEBUG); unknown elements are
   warnings (a misspelled ``<colour>`` loses data). Both are removed before urdf_parser_py runs,
   each reported with its element and line (names clipped to 80 characters).
@@ -847,7 +848,7 @@ def _checked_shape(factory: Callable[..., _S], args: Sequence[Any], source: str,
 
 def _shape(geometry: Any, capsule: Capsule | None, where: str, source: str,
            line: int | None, resolver: ResourceResolver, warnings: list[LoadMessage],
-           unresolved: list[str]) -> Shape:
+           unresolved: list[tuple[str, str]]) -> Shape:
     kind = type(geometry).__name__
     if capsule is not None:
         return capsule
@@ -871,14 +872,16 @@ def _shape(geometry: Any, capsule: Capsule | None, where: str, source: str,
             s = _finite(scale_raw, 'mesh scale', source, where, line)
             scale = (s[0], s[1], s[2])
         uri = str(geometry.filename)
-        path, quirk = resolver.resolve(uri)
+        found = resolver.locate(uri)
+        quirk = found.warning
         if quirk:
             warnings.append(LoadMessage('empty_package_name' if 'empty package name' in quirk
                                         else 'mesh_uri', quirk, uri))
-        if path is None:
-            unresolved.append(uri)
-        return _checked_shape(Mesh, (uri, scale, str(path) if path is not None else None),
-                              source, where, line)
+        if found.path is None:
+            assert found.problem is not None  # locate says why whenever there is no path
+            unresolved.append((uri, found.problem))
+            return _checked_shape(Mesh, (uri, scale, None, found.problem), source, where, line)
+        return _checked_shape(Mesh, (uri, scale, str(found.path)), source, where, line)
     raise _error(source, f'unsupported geometry <{kind.lower()}>', where, line)
 
 
@@ -896,7 +899,7 @@ def _material(m: Any, named: Mapping[str, Material]) -> Material | None:
 
 def _convert_link(link: _ParsedLink, prepared: _Prepared, named_materials: Mapping[str, Material],
                   source: str, resolver: ResourceResolver, warnings: list[LoadMessage],
-                  unresolved: list[str]) -> Link:
+                  unresolved: list[tuple[str, str]]) -> Link:
     where, line = f'link {link.name!r}', prepared.link_lines.get(link.name)
     visuals = []
     for i, v in enumerate(link.visuals):
@@ -1143,7 +1146,7 @@ def load_urdf_string(document: str | bytes, *, source: str = '<string>',
     warnings.extend(_parser_message(m) for m in messages)
     named = {m.name: mat for m in robot.materials
              if (mat := _material(m, {})) is not None and m.name}
-    unresolved: list[str] = []
+    unresolved: list[tuple[str, str]] = []  # (URI, why it did not resolve) per mesh element
     links = [_convert_link(link, prepared, named, source, resolver, warnings, unresolved)
              for link in robot.links]
     for link in links:
@@ -1156,13 +1159,15 @@ def load_urdf_string(document: str | bytes, *, source: str = '<string>',
         raise _error(source, 'the robot has no links')
     root_link = _check_topology(links, joints, prepared, source, warnings)
     if unresolved:
+        problems = dict(unresolved)
         if strict_meshes:
+            first = sorted(problems)[:5]
             message = (f'{len(unresolved)} mesh URI(s) could not be resolved: '
-                       f'{", ".join(sorted(set(unresolved))[:5])}')
+                       f'{", ".join(f"{uri} ({problems[uri]})" for uri in first)}')
             raise RobotDescriptionError(f'{source}: {message}')
         warnings.extend(LoadMessage('unresolved_mesh', f'mesh URI {uri!r} could not be '
-                                    'resolved to a file', uri)
-                        for uri in dict.fromkeys(unresolved))
+                                    f'resolved to a file: {problem}', uri)
+                        for uri, problem in problems.items())
 
     graph = SceneGraph(robot.name)
     by_name = {link.name: link for link in links}
@@ -1176,7 +1181,7 @@ def load_urdf_string(document: str | bytes, *, source: str = '<string>',
                          f'joint {joint.name!r}', prepared.joint_lines.get(joint.name))
     graph.set_root(root_link)
     log_load_messages(_LOG, source, warnings)
-    return UrdfLoadResult(graph, named, texts(warnings), tuple(unresolved), source,
+    return UrdfLoadResult(graph, named, texts(warnings), tuple(u for u, _ in unresolved), source,
                           tuple(m.text for m in warnings if m.level < logging.WARNING),
                           tuple(warnings))
 

@@ -1,6 +1,7 @@
 """Browser viewer (application layer over the core): ``robot-state-core view`` / ``snapshot``.
 
 * :mod:`~robot_state_core.viewer.scene_meshes`: visual/collision elements as triangles.
+* :mod:`~robot_state_core.viewer.camera`: camera framing (fit the robot in the picture).
 * :mod:`~robot_state_core.viewer.app`: :class:`RobotViewer`, the viser page.
 * :mod:`~robot_state_core.viewer.browser`: headless Chromium (DevTools protocol) for snapshots.
 

@@ -173,7 +173,9 @@ class HeadlessBrowser:
         result = self.command('Runtime.evaluate', expression=expression, returnByValue=True,
                               awaitPromise=True)
         if 'exceptionDetails' in result:
-            raise RuntimeError(f"page script failed: {result['exceptionDetails'].get('text')}")
+            details = result['exceptionDetails']
+            what = details.get('exception', {}).get('description') or details.get('text')
+            raise RuntimeError(f'page script failed: {what}')
         return result.get('result', {}).get('value')
 
     def wait_for(self, expression: str, timeout: float = 20.0, poll: float = 0.1) -> Any:

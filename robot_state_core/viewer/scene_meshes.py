@@ -1,21 +1,31 @@
 """Triangle meshes of a robot's visual and collision elements, for drawing (no browser here).
 
-Each URDF ``<visual>`` / ``<collision>`` element becomes one :class:`ElementMesh`: triangles in
+Each URDF ``<visual>`` / ``<collision>`` element becomes :class:`ElementMesh` parts: triangles in
 the element frame E, the element pose ``X_LE`` in its link frame and an RGBA colour. Mesh files
 are read by the core (:func:`robot_state_core.geometry.meshes.load_mesh`: STL, OBJ, DAE, ...
 with the description's scale, after the loader resolved ``package://`` and ``file://`` URIs);
 primitives are triangulated by trimesh.
 
+Colours: a visual whose URDF material has a colour is one part in that colour. A visual mesh
+without one is drawn in the file's own colours (materials, per-face or per-vertex colours), one
+part per colour, at most :data:`~robot_state_core.geometry.meshes.MAX_MESH_PARTS`
+(:func:`~robot_state_core.geometry.meshes.load_mesh_parts`); faces the file gives no colour, and
+primitives without a URDF colour, are Drake's grey. Collision elements are one part in
+:data:`COLLISION_COLOR`.
+
 A visual mesh that cannot be drawn (unresolved URI, missing, unreadable or corrupt file) never
 stops the viewer: it is replaced by a box (:attr:`ElementMesh.placeholder`) and a warning that
-names the link and the file is returned alongside. The box is the bounding box of the link's
-collision geometry when that can be read, else a 5 cm cube at the element origin.
+starts with the file name and the link and says why (e.g. ``visual mesh a.stl of link 'l':
+mesh 'package://p/a.stl' has no local file: file /ws/p/a.stl does not exist (package 'p' found
+at /ws/p); drawn as a box``). The box is the bounding box of the link's collision geometry when
+that can be read, else a 5 cm cube at the element origin.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Literal, TypeAlias
 
 import numpy as np
@@ -56,12 +66,15 @@ HALF_SPACE_SIZE = 4.0
 
 @dataclass(frozen=True, eq=False)
 class ElementMesh:
-    """One visual or collision element of a link as triangles.
+    """One visual or collision element of a link, or one colour of it, as triangles.
 
     Attributes:
         link: The link name.
         role: ``'visual'`` or ``'collision'``.
         index: The element's index among the link's elements of that role.
+        part: The part's index among the element's parts (one per colour of a mesh drawn in
+            its file's colours, else only 0); the parts share ``link``, ``role``, ``index``
+            and ``X_LE``.
         vertices: ``(V, 3)`` vertices in the element frame E [m].
         faces: ``(F, 3)`` vertex indices, counter-clockwise seen from outside.
         X_LE: ``(4, 4)`` pose of E in the link frame L.
@@ -72,6 +85,7 @@ class ElementMesh:
     link: str
     role: Literal['visual', 'collision']
     index: int
+    part: int
     vertices: FloatArray
     faces: Int64Array
     X_LE: FloatArray
@@ -159,19 +173,31 @@ def _rgba(color: Sequence[float] | None) -> Rgba:
     return float(c[0]), float(c[1]), float(c[2]), float(c[3])
 
 
+def _element_parts(element: Visual | Collision) -> list[tuple[FloatArray, Int64Array, Rgba]]:
+    """``(vertices, faces, rgba)`` per part of a visual or collision element."""
+    shape = element.geometry
+    if isinstance(element, Collision):
+        return [(*shape_triangles(shape), COLLISION_COLOR)]
+    color = element.material.color if element.material is not None else None
+    if color is not None or not isinstance(shape, Mesh):
+        return [(*shape_triangles(shape), _rgba(color))]
+    return [(np.asarray(p.vertices), np.asarray(p.faces), _rgba(p.rgba))
+            for p in meshes.load_mesh_parts(meshes.mesh_file(shape), shape.scale)]
+
+
 def element_meshes(model: RobotModel, role: Literal['visual', 'collision']
                    ) -> tuple[list[ElementMesh], list[str]]:
-    """Every visual (or collision) element of the model as triangles.
+    """Every visual (or collision) element of the model as triangles, one part per colour.
 
     Args:
         model: The robot model.
-        role: ``'visual'`` (URDF material colours; Drake's grey without one) or
-            ``'collision'`` (:data:`COLLISION_COLOR`).
+        role: ``'visual'`` (URDF material colours; without one, a mesh file's own colours,
+            else Drake's grey) or ``'collision'`` (:data:`COLLISION_COLOR`).
 
     Returns:
-        ``(elements, warnings)``: elements in model link order; one warning per element drawn
-        as a placeholder box (visuals) or left out (collision elements that cannot be read,
-        which the collision checker skips as well).
+        ``(elements, warnings)``: element parts in model link order; one warning per element
+        drawn as a placeholder box (visuals) or left out (collision elements that cannot be
+        read, which the collision checker skips as well), starting with the file name.
     """
     out: list[ElementMesh] = []
     warnings: list[str] = []
@@ -179,24 +205,21 @@ def element_meshes(model: RobotModel, role: Literal['visual', 'collision']
         elements: Sequence[Visual | Collision] = (link.visuals if role == 'visual'
                                                   else link.collisions)
         for i, element in enumerate(elements):
-            shape = element.geometry
-            if role == 'visual':
-                material = getattr(element, 'material', None)
-                rgba = _rgba(material.color if material is not None else None)
-            else:
-                rgba = COLLISION_COLOR
             try:
-                v, f = shape_triangles(shape)
+                parts = _element_parts(element)
             except RobotStateCoreError as exc:
-                uri = getattr(shape, 'uri', repr(shape))
+                uri = getattr(element.geometry, 'uri', None)
+                name = PurePosixPath(uri).name if uri is not None else repr(element.geometry)
                 if role == 'collision':
-                    warnings.append(f'collision mesh {uri!r} of link {link.name!r} is not '
-                                    f'drawn: {exc}')
+                    warnings.append(f'collision mesh {name} of link {link.name!r}: {exc}; '
+                                    'not drawn')
                     continue
-                warnings.append(f'visual mesh {uri!r} of link {link.name!r} could not be read '
-                                f'({exc}); drawn as a box')
+                warnings.append(f'visual mesh {name} of link {link.name!r}: {exc}; drawn as a '
+                                'box')
                 pv, pf, X = _placeholder(link, element.origin)
-                out.append(ElementMesh(link.name, role, i, pv, pf, X, PLACEHOLDER_COLOR, True))
+                out.append(ElementMesh(link.name, role, i, 0, pv, pf, X, PLACEHOLDER_COLOR,
+                                       True))
                 continue
-            out.append(ElementMesh(link.name, role, i, v, f, element.origin, rgba))
+            out.extend(ElementMesh(link.name, role, i, part, v, f, element.origin, rgba)
+                       for part, (v, f, rgba) in enumerate(parts))
     return out, warnings
