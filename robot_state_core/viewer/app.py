@@ -1157,6 +1157,8 @@ class RobotViewer:
         return self.apply_world_object(CollisionObjectOperation.REMOVE, '')
 
     def _on_add_box(self, size: tuple[float, ...]) -> None:
+        if self._following:  # disabled on the page; a stale client may still send
+            return
         with self._lock:
             self._box_count += 1
             name = f'box_{self._box_count}'
