@@ -359,3 +359,33 @@ def test_page_changes_draw_at_once_and_their_collisions_follow(viewer: RobotView
     assert viewer.named_state == '(current)'
     viewer.set_named_state('arm/ready')
     assert viewer.named_state == 'arm/ready' and viewer._gui['states'].value == 'arm/ready'
+
+
+@pytest.mark.parametrize(('azimuth', 'elevation', 'aspect'), [(36.87, 21.8, 4 / 3),
+                                                             (90.0, 0.0, 1.0),
+                                                             (-120.0, 60.0, 16 / 9)])
+def test_fit_view_puts_the_points_at_the_frame_edge_centred(azimuth: float, elevation: float,
+                                                           aspect: float) -> None:
+    # Oracle: a pinhole written here (look-at camera, level: right = forward x z).
+    from robot_state_core.viewer.camera import direction_from_angles, fit_view
+
+    rng = np.random.default_rng(3)
+    points = rng.normal(size=(400, 3)) * [0.3, 0.5, 0.9] + [1.0, -2.0, 0.5]
+    fov = math.radians(45.0)
+    pose = fit_view(points, direction_from_angles(azimuth, elevation), fov_y=fov,
+                    aspect=aspect, fill=0.9)
+    forward = pose.look_at - pose.position
+    forward /= np.linalg.norm(forward)
+    right = np.cross(forward, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    up = np.cross(right, forward)
+    rel = points - pose.position
+    depth = rel @ forward
+    assert np.all(depth > 0)
+    u = (rel @ right) / depth / (math.tan(fov / 2) * aspect)  # -1 .. 1 across the picture
+    v = (rel @ up) / depth / math.tan(fov / 2)
+    assert max(u.max() - u.min(), v.max() - v.min()) == pytest.approx(1.8, abs=1e-3)
+    assert u.max() <= 0.9 + 1e-6 and v.max() <= 0.9 + 1e-6
+    assert abs(u.max() + u.min()) < 2e-3 and abs(v.max() + v.min()) < 2e-3  # centred
+    expected = direction_from_angles(azimuth, elevation)
+    np.testing.assert_allclose(-forward, expected, atol=1e-9)

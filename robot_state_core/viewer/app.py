@@ -83,6 +83,7 @@ from robot_state_core.viewer.camera import (
     direction_from_angles,
     fit_view,
 )
+from robot_state_core.viewer.controls import ik_capable_groups, slider_specs, SliderSpec
 from robot_state_core.viewer.scene_meshes import (
     COLLISION_COLOR,
     element_meshes,
@@ -109,16 +110,12 @@ DEFAULT_ASPECT = 4.0 / 3.0
 '''Picture width / height assumed for the initial camera (pages report theirs once open).'''
 FIT_FILL = 0.9
 '''Fraction of the picture's binding dimension the robot spans after "Fit robot".'''
-UNBOUNDED_TRANSLATION = 2.0
-'''Half range [m] of the sliders of unbounded translations (planar, floating).'''
 FRAMES_OPACITY = 0.35
 '''Opacity of the robot's visual geometry while the link frames are shown (axes seen inside).'''
 GRID_CELL = 0.1
 '''Edge [m] of a ground-grid cell (sections every 1 m).'''
 FIT_POINTS_PER_ELEMENT = 512
 '''Vertices per visual element kept for framing the camera (a subsample of large meshes).'''
-IK_RANK_TOLERANCE = 1e-6
-'''Singular-value threshold of the tip position Jacobian when deciding which groups get a gizmo.'''
 
 
 @dataclass(frozen=True)
@@ -190,15 +187,6 @@ def _pose_text(X: FloatArray) -> str:
     return f'xyz ({xyz}) m, rpy ({rpy})°'
 
 
-@dataclass(frozen=True)
-class _SliderSpec:
-    variable: str
-    index: int
-    lower: float
-    upper: float
-    step: float
-
-
 class RobotViewer:
     """A viser server showing one robot model (module docstring).
 
@@ -265,7 +253,7 @@ class RobotViewer:
         self._frame_labels: dict[str, Any] = {}
         self._show_frames = False
         self._dragging = False
-        self._ik_capable = self._find_ik_groups()
+        self._ik_capable = ik_capable_groups(model)
         self._ik_group: str | None = self._ik_capable[0] if self._ik_capable else None
         self._set_initial_state(initial_state)
 
@@ -306,7 +294,7 @@ class RobotViewer:
             self._place_camera(CameraPose(*self._camera_for(DEFAULT_AZIMUTH_DEG,
                                                             DEFAULT_ELEVATION_DEG)))
 
-            self._slider_specs = self._make_slider_specs()
+            self._slider_specs = slider_specs(model)
             if controls:
                 self._build_gui()
             self._render(collisions='now')
@@ -363,9 +351,8 @@ class RobotViewer:
     def ik_groups(self) -> tuple[str, ...]:
         """Groups offered in the IK drop-down: their tip can move in all three directions.
 
-        A group qualifies when it has a tip link and the position rows of its tip Jacobian
-        have rank 3 at a random configuration (seed 0); e.g. Panda's ``hand`` (one finger)
-        and a robot's two-joint ``head`` get no gizmo.
+        :func:`~robot_state_core.viewer.controls.ik_capable_groups`: e.g. Panda's ``hand``
+        (one finger) and a robot's two-joint ``head`` get no gizmo.
         """
         return self._ik_capable
 
@@ -397,23 +384,6 @@ class RobotViewer:
                 for node, _ in self._visual_nodes.get(link, [])]
 
     # ------------------------------------------------------------------ construction
-
-    def _find_ik_groups(self) -> tuple[str, ...]:
-        probe = RobotState(self.model)
-        probe.set_to_random_positions(rng=np.random.default_rng(0))
-        out = []
-        for name in self.model.group_names:
-            group = self.model.group(name)
-            if not group.tip_link:
-                continue
-            try:
-                J = probe.get_jacobian_in_model_frame(name)
-            except InvalidArgumentError:  # a group without joints
-                continue
-            if J.shape[1] >= 3 and int(np.sum(np.linalg.svd(J[:3], compute_uv=False)
-                                              > IK_RANK_TOLERANCE)) == 3:
-                out.append(name)
-        return tuple(out)
 
     def _set_initial_state(self, initial_state: str | None) -> None:
         if initial_state is not None:
@@ -607,33 +577,6 @@ class RobotViewer:
                     client.camera.look_at = look_at
             self.frame_camera()
 
-    def _make_slider_specs(self) -> list[_SliderSpec]:
-        model = self.model
-        names = model.variable_names
-        angle: set[int] = set()
-        quaternion: set[int] = set()
-        for j, t in enumerate(model.joint_types):
-            s = int(model.joint_q_start[j])
-            if t in (JointType.REVOLUTE, JointType.CONTINUOUS):
-                angle.add(s)
-            elif t is JointType.PLANAR:
-                angle.add(s + 2)
-            elif t is JointType.RPY_FLOATING:
-                angle.update((s + 3, s + 4, s + 5))
-            elif t is JointType.FLOATING:
-                quaternion.update(range(s + 3, s + 7))
-        specs = []
-        for i in np.flatnonzero(np.asarray(model.active_variable_mask)):
-            lo, hi = float(model.variable_lower[i]), float(model.variable_upper[i])
-            if i in quaternion:
-                lo, hi = -1.0, 1.0
-            elif not (math.isfinite(lo) and math.isfinite(hi)):
-                half = math.pi if i in angle else UNBOUNDED_TRANSLATION
-                lo, hi = -half, half
-            step = (hi - lo) / 1000.0 if hi > lo else 0.001
-            specs.append(_SliderSpec(names[i], int(i), lo, hi, step))
-        return specs
-
     def _build_gui(self) -> None:
         gui = self.server.gui
         gui.configure_theme(show_share_button=False, show_logo=False)
@@ -707,7 +650,7 @@ class RobotViewer:
         return (f'**{self._ik_group}**: drag the gizmo at '
                 f'`{self.model.group(self._ik_group).tip_link}`')
 
-    def _slider_callback(self, spec: _SliderSpec) -> Any:
+    def _slider_callback(self, spec: SliderSpec) -> Any:
         def callback(_: Any) -> None:
             if self._syncing:
                 return
@@ -866,7 +809,7 @@ class RobotViewer:
         """
         return self._apply_positions(values, None, wait=True)
 
-    def _apply_positions(self, values: Mapping[str, float], from_slider: _SliderSpec | None,
+    def _apply_positions(self, values: Mapping[str, float], from_slider: SliderSpec | None,
                          *, wait: bool) -> CollisionStatus:
         with self._lock:
             previous = self._state.positions.copy()
@@ -1075,7 +1018,7 @@ class RobotViewer:
             if rest > 0:
                 time.sleep(rest)
 
-    def _changed(self, *, wait: bool, skip_slider: _SliderSpec | None = None,
+    def _changed(self, *, wait: bool, skip_slider: SliderSpec | None = None,
                  skip_gizmo: str | None = None) -> CollisionStatus:
         self._render(collisions='now' if wait else 'later', skip_slider=skip_slider,
                      skip_gizmo=skip_gizmo)
@@ -1240,7 +1183,7 @@ class RobotViewer:
             return self._status
 
     def _render(self, *, collisions: str, sync_gui: bool = True,
-                skip_slider: _SliderSpec | None = None, skip_gizmo: str | None = None) -> None:
+                skip_slider: SliderSpec | None = None, skip_gizmo: str | None = None) -> None:
         """Push link poses (and GUI values) to the page; evaluate collisions now or later.
 
         Args:
@@ -1273,7 +1216,7 @@ class RobotViewer:
                 self._sync_gui(skip_slider, skip_gizmo)
         self.frames_sent += 1
 
-    def _sync_gui(self, skip_slider: _SliderSpec | None, skip_gizmo: str | None) -> None:
+    def _sync_gui(self, skip_slider: SliderSpec | None, skip_gizmo: str | None) -> None:
         self._syncing = True
         try:
             q = self._state.positions
