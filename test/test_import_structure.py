@@ -41,6 +41,7 @@ LAYERS: tuple[str, ...] = (
     'state',  # RobotState, attached bodies, text formatting
     'scene',  # robot geometry, planning scene, constraints, ACM generation
     'publishing',  # ROS-free TF / marker cores, the demo joint sweep
+    'reach',  # reach studies: targets, evaluators, the study, its executors (REACH)
     'viewer',  # the browser viewer
     'ros',  # rclpy nodes and message conversions
     'apps',  # the command line
@@ -73,6 +74,19 @@ LAZY_IMPORT_ALLOW_LIST: dict[tuple[str, str], str] = {
     ('robot_state_core.apps.cli', 'robot_state_core.scene.acm_generation'): (
         'start-up time: only `gen-acm` generates an ACM; importing it (and the planning scene '
         "it builds on) with the CLI delayed `run`'s first /tf_static"
+    ),
+    ('robot_state_core.apps.cli', 'robot_state_core.reach.config'): (
+        'start-up time: only `reach` reads a study (YAML, targets, evaluators, the planning '
+        "scene); importing it with the CLI delayed `run`'s first /tf_static"
+    ),
+    ('robot_state_core.apps.cli', 'robot_state_core.reach.executors'): (
+        'start-up time: only `reach` runs a study (process pools, Ray)'
+    ),
+    ('robot_state_core.apps.cli', 'robot_state_core.reach.results'): (
+        'start-up time: only `reach` and `reach-compare` read study results'
+    ),
+    ('robot_state_core.apps.cli', 'robot_state_core.reach.study'): (
+        'start-up time: only `reach` runs a study (the planning scene, python-fcl)'
     ),
     ('robot_state_core.apps.entry', 'robot_state_core.apps.cli'): (
         'signals: the console scripts install their SIGINT/SIGTERM handler before importing '

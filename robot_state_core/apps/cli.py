@@ -13,6 +13,10 @@ resolved through ``--package-root`` and the ament index.
     gen-acm  sample configurations and write SRDF <disable_collisions> (MoveIt Setup Assistant).
     view     serve a browser page showing the robot (sliders, IK gizmos, live collisions).
     snapshot write a PNG of a configuration, drawn by that page in a headless browser.
+    reach    run a reach study (REACH) from a YAML file, in process, in local worker processes
+             (``--workers N``) or on a Ray cluster (``--ray-address``); resumable.
+    reach-compare
+             compare two reach studies of the same targets, target by target (JSON).
     warm-kernels
              compile the kernels into the user cache now (nodes otherwise compile them in the
              background on their first start, serving with interpreted kernels meanwhile).
@@ -30,6 +34,7 @@ from collections import Counter
 from collections.abc import Sequence
 import json
 import logging
+import math
 from pathlib import Path
 import signal
 import subprocess
@@ -347,6 +352,92 @@ def _cmd_snapshot(ns: argparse.Namespace) -> int:
         viewer.stop()
 
 
+class _ProgressLine:
+    """A progress bar with rate and ETA on stderr (one line redrawn; every 2 s when logged)."""
+
+    def __init__(self) -> None:
+        self._phase = ''
+        self._start = time.monotonic()
+        self._last = 0.0
+        self._tty = sys.stderr.isatty()
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if phase != self._phase:
+            if self._phase and self._tty:
+                print(file=sys.stderr)
+            self._phase, self._start, self._last = phase, now, 0.0
+        finished = done >= total
+        if not finished and now - self._last < (0.2 if self._tty else 2.0):
+            return
+        self._last = now
+        elapsed = max(now - self._start, 1e-9)
+        rate = done / elapsed
+        eta = (total - done) / rate if rate > 0 else math.inf
+        width = 30
+        bar = '#' * int(width * done / max(total, 1))
+        text = (f'{phase:<11} [{bar:<{width}}] {done}/{total} {100 * done / max(total, 1):5.1f} %'
+                f'  {rate:7.0f}/s  ETA {eta:5.0f} s' if not finished else
+                f'{phase:<11} [{bar:<{width}}] {done}/{total} done in {elapsed:.1f} s '
+                f'({rate:.0f}/s)')
+        print(('\r' if self._tty else '') + text, end='' if self._tty and not finished else '\n',
+              file=sys.stderr, flush=True)
+
+
+def _cmd_reach(ns: argparse.Namespace) -> int:
+    # reach only (start-up time): the study, its evaluators and executors
+    from robot_state_core.reach.config import load_study
+    from robot_state_core.reach.executors import InProcess, LocalProcesses, RayCluster
+    from robot_state_core.reach.results import ReachDatabase
+    from robot_state_core.reach.study import Executor, run_study
+
+    study = load_study(ns.study)
+    output = Path(ns.output) if ns.output else study.path.with_suffix('.reach.npz')
+    database = None
+    if output.exists() and not ns.restart:
+        database = ReachDatabase.load(output)
+        print(f'resuming {output} ({len(database.results)} passes saved'
+              f'{", optimized" if database.optimized else ""}; --restart starts anew)',
+              file=sys.stderr)
+    executor: Executor
+    if ns.ray_address:
+        executor = RayCluster(None if ns.ray_address == 'local' else ns.ray_address)
+        where = f'Ray cluster {ns.ray_address}'
+    elif ns.workers > 1:
+        executor, where = LocalProcesses(ns.workers), f'{ns.workers} local worker processes'
+    else:
+        executor, where = InProcess(), 'this process'
+    print(f'reach study {study.path.name}: {len(study.targets)} targets '
+          f'({study.targets.source}), group {study.problem.group}, in {where}',
+          file=sys.stderr)
+    db = run_study(study.problem, study.targets.X_WT, executor, database=database,
+                   progress=_ProgressLine(), save=lambda d: d.save(output))
+    for k, result in enumerate(db.results):
+        s = result.summary()
+        print(f"{'initial' if k == 0 else f'optimize {k}':<11} reach {s.reach_percentage:5.1f} %"
+              f'  ({s.reached}/{s.targets})  total score {s.total_pose_score:.4g}'
+              f'  normalized {s.norm_total_pose_score:.4g}')
+    print(f'wrote {output}', file=sys.stderr)
+    return 0
+
+
+def _cmd_reach_compare(ns: argparse.Namespace) -> int:
+    from robot_state_core.reach.results import compare, ReachDatabase
+
+    a, b = ReachDatabase.load(ns.a), ReachDatabase.load(ns.b)
+    c = compare(a, b)
+    print(json.dumps({
+        'a': {'file': ns.a, 'reach_percentage': c.summary_a.reach_percentage,
+              'norm_total_pose_score': c.summary_a.norm_total_pose_score},
+        'b': {'file': ns.b, 'reach_percentage': c.summary_b.reach_percentage,
+              'norm_total_pose_score': c.summary_b.norm_total_pose_score},
+        'reached_in_both': int(c.both.sum()), 'reached_only_in_a': int(c.only_a.sum()),
+        'reached_only_in_b': int(c.only_b.sum()),
+        'score_delta_mean': float(c.score_delta[c.both].mean()) if c.both.any() else 0.0},
+        indent=2))
+    return 0
+
+
 #: Help text of --urdf: a URDF or a xacro file.
 _URDF_HELP = 'URDF or xacro (*.xacro) file (default: the embedded default robot)'
 _SCENE_HELP = "a MoveIt .scene file (world objects; the Setup Assistant's and RViz's format)"
@@ -481,6 +572,22 @@ def build_parser() -> argparse.ArgumentParser:
     p_snap.add_argument('--timeout', type=float, default=90.0,
                         help='seconds to wait for the page to draw (default 90)')
     p_snap.set_defaults(func=_cmd_snapshot)
+    p_reach = sub.add_parser('reach', help='run a reach study (REACH) described in a YAML '
+                                           'file; resumes from its results file')
+    p_reach.add_argument('study', help='the study (YAML: robot, group, targets, evaluator, ...)')
+    p_reach.add_argument('--output', help='results file (default: STUDY.reach.npz beside it)')
+    p_reach.add_argument('--workers', type=int, default=1,
+                         help='local worker processes (default 1: this process)')
+    p_reach.add_argument('--ray-address', default=None, metavar='ADDR',
+                         help="run on a Ray cluster (ray.init address, e.g. 'auto' or "
+                              "'ray://head:10001'; 'local' starts one on this machine)")
+    p_reach.add_argument('--restart', action='store_true',
+                         help='ignore an existing results file and start anew')
+    p_reach.set_defaults(func=_cmd_reach)
+    p_cmp = sub.add_parser('reach-compare', help='compare two reach studies of the same targets')
+    p_cmp.add_argument('a', help='results file of the first study')
+    p_cmp.add_argument('b', help='results file of the second study')
+    p_cmp.set_defaults(func=_cmd_reach_compare)
     p_warm = sub.add_parser('warm-kernels', help='compile the kernels now (after an install)')
     p_warm.set_defaults(func=_cmd_warm_kernels)
     return parser

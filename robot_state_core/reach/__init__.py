@@ -1,0 +1,11 @@
+"""Reach studies (ROS-Industrial REACH's workflow on this library's core; no ROS).
+
+Can this robot, on this base, reach every point of this part? A study is a robot group with
+its tip, a planning scene, target poses and evaluators; it solves IK for every target (with
+collision checking), scores the solutions and improves them by seeding from reached
+neighbours, as REACH does.
+
+* :mod:`~robot_state_core.reach.targets`: target poses from a mesh, a point cloud or a
+  workspace grid (REACH's target pose generators).
+* :mod:`~robot_state_core.reach.evaluators`: scores of a solution (REACH's evaluators).
+"""
