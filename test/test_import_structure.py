@@ -75,6 +75,9 @@ LAZY_IMPORT_ALLOW_LIST: dict[tuple[str, str], str] = {
         'start-up time: only `gen-acm` generates an ACM; importing it (and the planning scene '
         "it builds on) with the CLI delayed `run`'s first /tf_static"
     ),
+    ('robot_state_core.apps.cli', 'robot_state_core.ros.reach_node'): (
+        'ROS (rclpy) is optional: only `reach --ros` needs it'
+    ),
     ('robot_state_core.apps.cli', 'robot_state_core.reach.config'): (
         'start-up time: only `reach` reads a study (YAML, targets, evaluators, the planning '
         "scene); importing it with the CLI delayed `run`'s first /tf_static"

@@ -17,6 +17,7 @@ import json
 import os
 from pathlib import Path
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -298,3 +299,55 @@ optimization: {{radius: 0.06, max_steps: 2}}
     study.write_text(study.read_text().replace('count: 40', 'count: forty'))
     assert cli_main(['reach', str(study), '--restart']) == 2
     assert 'targets.count' in capsys.readouterr().err
+
+
+@pytest.mark.ros
+def test_the_reach_node_uses_the_live_scene_and_publishes_the_heat_map(
+        panda: robot_corpus.TestRobot, ros: object, tmp_path: Path) -> None:
+    # The live scene is robot_state_server's (MoveIt's get_planning_scene); a box put there
+    # over the +x side of the target sphere blocks those targets: black in the heat map.
+    from rclpy.executors import MultiThreadedExecutor
+    import ros_testing
+    from visualization_msgs.msg import Marker, MarkerArray
+
+    from robot_state_core.geometry.shapes import Box
+    from robot_state_core.reach.config import StudyFile
+    from robot_state_core.reach.targets import ReachTargets
+    from robot_state_core.ros import qos
+    from robot_state_core.ros.reach_node import ReachNode
+    from robot_state_core.ros.state_server_node import StateServerNode
+
+    assert isinstance(ros, ros_testing.RosTestContext)
+    model = RobotModel.from_urdf_file(panda.urdf_path, panda.srdf_path,
+                                      package_map=panda.package_map)
+    server = StateServerNode(model=model, context=ros.context)
+    X_box = np.eye(4)
+    X_box[:3, 3] = (0.55, 0.0, 0.6)
+    server.scene.apply_world_object(CollisionObjectOperation.ADD, 'wall', X_box,
+                                    [(Box(0.2, 1.5, 1.0), np.eye(4))])
+    X = _sphere_targets(0.5, 40)
+    study = StudyFile(_problem(panda, max_steps=0),
+                      ReachTargets(X, X[:, :3, 3], X[:, :3, 2], 'sphere'), tmp_path / 's.yaml')
+    node = ReachNode(study, InProcess(), context=ros.context)
+    spinner = MultiThreadedExecutor(num_threads=2, context=ros.context)
+    spinner.add_node(server)
+    spinner.add_node(node)
+    thread = threading.Thread(target=spinner.spin, daemon=True)
+    thread.start()
+    received: list[MarkerArray] = []
+    listener = ros.node('rviz')
+    listener.create_subscription(MarkerArray, 'reach/markers', received.append, qos.LATCHED)
+    try:
+        db = node.run()
+        ros.spin_until(lambda: bool(received), what='the heat map on reach/markers')
+        blocked = X[:, 0, 3] > 0.4  # targets inside the wall's x range (0.45 .. 0.65)
+        assert blocked.any() and not db.final.reached[blocked].any()
+        assert db.final.reached[~blocked].mean() > 0.8
+        spheres = next(m for m in received[-1].markers if m.type == Marker.SPHERE_LIST)
+        assert len(spheres.points) == 40 and spheres.header.frame_id == 'panda_link0'
+        black = [c.r == c.g == c.b == 0.0 for c in spheres.colors]
+        assert black == (~db.final.reached).tolist()
+    finally:
+        spinner.shutdown(timeout_sec=2.0)
+        node.destroy_node()
+        server.destroy_node()

@@ -23,8 +23,8 @@ resolved through ``--package-root`` and the ament index.
 
 Configurations are given as ``--positions '{"joint": value, ...}'`` (JSON, MoveIt variable
 names) and/or ``--state NAME`` (an SRDF named state); unspecified variables take the defaults.
-ROS is imported only by ``run`` and ``view --ros``; every other command works without a ROS
-installation.
+ROS is imported only by ``run``, ``view --ros`` and ``reach --ros``; every other command works
+without a ROS installation.
 """
 
 from __future__ import annotations
@@ -410,6 +410,10 @@ def _cmd_reach(ns: argparse.Namespace) -> int:
     print(f'reach study {study.path.name}: {len(study.targets)} targets '
           f'({study.targets.source}), group {study.problem.group}, in {where}',
           file=sys.stderr)
+    if ns.ros:
+        from robot_state_core.ros.reach_node import run_reach_node  # ROS only here
+
+        return run_reach_node(study, executor, output=output, duration=ns.duration)
     db = run_study(study.problem, study.targets.X_WT, executor, database=database,
                    progress=_ProgressLine(), save=lambda d: d.save(output))
     for k, result in enumerate(db.results):
@@ -583,6 +587,11 @@ def build_parser() -> argparse.ArgumentParser:
                               "'ray://head:10001'; 'local' starts one on this machine)")
     p_reach.add_argument('--restart', action='store_true',
                          help='ignore an existing results file and start anew')
+    p_reach.add_argument('--ros', action='store_true',
+                         help='run against the live planning scene (get_planning_scene), '
+                              'publish the heat map on reach/markers and serve ~/run')
+    p_reach.add_argument('--duration', type=float, default=None,
+                         help='with --ros: stop after this many seconds (default: Ctrl-C)')
     p_reach.set_defaults(func=_cmd_reach)
     p_cmp = sub.add_parser('reach-compare', help='compare two reach studies of the same targets')
     p_cmp.add_argument('a', help='results file of the first study')
