@@ -27,8 +27,8 @@ The work is split into batches of :attr:`ReachParameters.batch_size` targets, ea
 its own random seed (from the study's seed, the pass and the batch index), so the results do
 not depend on which process solves a batch (:mod:`~robot_state_core.reach.executors`). IK runs
 until :attr:`ReachParameters.ik_iterations` iterations or :attr:`ReachParameters.ik_timeout`
-per target, whichever comes first; a target stopped by the clock (``timeouts`` in the pass
-statistics) is the only way two runs of one study can differ.
+per target, whichever comes first; a target stopped by the clock
+(:attr:`BatchSolution.timeouts`) is the only way two runs of one study can differ.
 """
 
 from __future__ import annotations
