@@ -351,3 +351,16 @@ def test_the_reach_node_uses_the_live_scene_and_publishes_the_heat_map(
         spinner.shutdown(timeout_sec=2.0)
         node.destroy_node()
         server.destroy_node()
+
+
+def test_neighbours_are_the_points_strictly_within_the_radius() -> None:
+    # REACH getNeighbors: squared distance below radius², the point itself left out.
+    from robot_state_core.reach.study import neighbours
+
+    rng = np.random.default_rng(4)
+    p = rng.uniform(-0.3, 0.3, (1500, 3)) + np.array([2.0, -1.0, 0.5])
+    near = neighbours(p, 0.05, chunk=97)
+    for i in range(0, 1500, 37):
+        d = np.sqrt(((p - p[i]) ** 2).sum(axis=1))
+        expected = np.flatnonzero((d < 0.05) & (np.arange(1500) != i))
+        np.testing.assert_array_equal(near[i], expected)

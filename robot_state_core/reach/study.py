@@ -315,7 +315,7 @@ def _batches(index: np.ndarray, X: FloatArray, seeds: FloatArray, size: int, see
             for k, s in enumerate(range(0, len(index), size))]
 
 
-def neighbours(points: ArrayLike, radius: float, *, chunk: int = 2048) -> list[np.ndarray]:
+def neighbours(points: ArrayLike, radius: float, *, chunk: int = 512) -> list[np.ndarray]:
     """For every point, the other points closer than ``radius`` (REACH ``getNeighbors``).
 
     Args:
@@ -327,10 +327,13 @@ def neighbours(points: ArrayLike, radius: float, *, chunk: int = 2048) -> list[n
         One array of indices per point, ascending.
     """
     p = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    centre = p.mean(axis=0) if len(p) else np.zeros(3)
+    p = p - centre  # smaller magnitudes: less cancellation in |a|^2 + |b|^2 - 2 a.b
+    norms = (p * p).sum(axis=1)
     out: list[np.ndarray] = []
     r2 = float(radius) ** 2
     for s in range(0, len(p), chunk):
-        d2 = ((p[s:s + chunk, None, :] - p[None, :, :]) ** 2).sum(axis=2)
+        d2 = norms[s:s + chunk, None] + norms[None, :] - 2.0 * (p[s:s + chunk] @ p.T)
         d2[np.arange(len(d2)), np.arange(s, s + len(d2))] = np.inf
         out.extend(np.flatnonzero(row < r2) for row in d2)
     return out
