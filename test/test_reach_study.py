@@ -165,8 +165,10 @@ def test_local_workers_give_the_in_process_answer(panda: robot_corpus.TestRobot,
     targets = _sphere_targets(0.5, 48)
     problem = _problem(panda, max_steps=1, radius=0.2, batch_size=8)
     here = run_study(problem, targets, InProcess())
-    workers = LocalProcesses(2)
-    there = run_study(problem, targets, workers)
+    with LocalProcesses(2) as workers:
+        there = run_study(problem, targets, workers)
+        again = run_study(problem, targets, workers)  # the same worker processes, kept
+    _same(there, again)
     for a, b in zip(here.results, there.results, strict=True):
         np.testing.assert_array_equal(a.reached, b.reached)
         np.testing.assert_array_equal(a.q, b.q)
@@ -230,8 +232,8 @@ def test_a_dying_local_worker_loses_nothing(panda: robot_corpus.TestRobot,
     targets = _sphere_targets(0.5, 32)
     problem = _problem(panda, max_steps=1, radius=0.2, batch_size=8)
     here = run_study(problem, targets, InProcess())
-    workers = LocalProcesses(2)
-    there = run_study(_dying(problem, tmp_path / 'died'), targets, workers)
+    with LocalProcesses(2) as workers:
+        there = run_study(_dying(problem, tmp_path / 'died'), targets, workers)
     assert (tmp_path / 'died').exists() and workers.restarts >= 1
     _same(here, there)
 

@@ -48,6 +48,9 @@ class InProcess:
 class LocalProcesses:
     """Solve the batches in ``workers`` processes of this machine (``--workers N``).
 
+    The processes start with the first study and stay (with the model each one built) for the
+    passes and studies that follow, until :meth:`close` (or the end of a ``with`` block).
+
     Args:
         workers: Number of worker processes (each builds the model once).
     """
@@ -57,10 +60,26 @@ class LocalProcesses:
             raise ValueError(f'LocalProcesses: workers must be >= 1, got {workers}')
         self.workers = int(workers)
         self.restarts = 0
+        self._pool: ProcessPoolExecutor | None = None
 
-    def _pool(self) -> ProcessPoolExecutor:
-        # spawn: no forked copies of this process's threads and locks (ROS, viser, numba)
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context('spawn'))
+    def _get_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # spawn: no forked copies of this process's threads and locks (ROS, viser, numba)
+            self._pool = ProcessPoolExecutor(self.workers,
+                                             mp_context=multiprocessing.get_context('spawn'))
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the worker processes (idempotent; the next study starts new ones)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> LocalProcesses:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def run(self, problem: ReachProblem, batches: Sequence[Batch],
             done: Callable[[BatchSolution], None]) -> None:
@@ -68,9 +87,9 @@ class LocalProcesses:
         attempts = [0] * len(batches)
         todo = list(range(len(batches)))
         while todo:
-            pool = self._pool()
+            pool = self._get_pool()
+            running: dict[Future[BatchSolution], int] = {}
             try:
-                running: dict[Future[BatchSolution], int] = {}
                 for k in todo:
                     attempts[k] += 1
                     running[pool.submit(solve_batch, problem, batches[k])] = k
@@ -90,9 +109,11 @@ class LocalProcesses:
                     if broken:  # every batch still running died with the pool
                         todo.extend(running.values())
                         running.clear()
-            finally:
-                pool.shutdown(wait=True, cancel_futures=True)
+            except BaseException:  # Ctrl-C or a failing callback: no orphaned workers
+                self.close()
+                raise
             if todo:
+                self.close()  # the broken pool; the next round starts a new one
                 self.restarts += 1
                 worst = max(attempts[k] for k in todo)
                 if worst >= MAX_ATTEMPTS:
