@@ -95,6 +95,8 @@ NOT_RUN_PATTERNS: tuple[tuple[str, str], ...] = (
     (r'ros2 (launch|run) ', _NO_ROS2CLI),
     (r'pip install --no-build-isolation -c constraints\.txt \./interfaces/', _STAND_INS),
     (r'\.venv/bin/python benchmarks/run\.py', _BENCH),
+    (r'ray start ', 'starts a Ray cluster on several machines; the same study runs on a local Ray '
+                    'cluster in this file (`--ray-address local`) and in test_reach_study.py'),
 )
 
 
@@ -228,6 +230,7 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A scratch checkout-like directory: ``.venv`` (this venv) and ``docs/images``."""
     root = tmp_path_factory.mktemp('readme')
     (root / '.venv').symlink_to(Path(sys.prefix))
+    (root / 'examples').symlink_to(REPO / 'examples')  # read only: outputs go to build/
     (root / 'docs' / 'images').mkdir(parents=True)
     return root
 

@@ -15,6 +15,7 @@ import json
 import math
 from pathlib import Path
 import time
+from typing import Any
 
 from lxml import etree
 import numpy as np
@@ -389,3 +390,192 @@ def test_fit_view_puts_the_points_at_the_frame_edge_centred(azimuth: float, elev
     assert abs(u.max() + u.min()) < 2e-3 and abs(v.max() + v.min()) < 2e-3  # centred
     expected = direction_from_angles(azimuth, elevation)
     np.testing.assert_allclose(-forward, expected, atol=1e-9)
+
+
+# ---------------------------------------------------------------------------- issue 29: reach
+
+#: REACH's heat-map hue of the lowest score (``computeHeatMapColors``: 0.75 * 360 degrees)
+REACH_LOW_HUE = 0.75
+
+
+@pytest.fixture(scope='module')
+def panda_reach(tmp_path_factory: pytest.TempPathFactory) -> tuple[RobotModel, Path, Path]:
+    """Panda, a small study's results file (30 targets in reach, 8 beyond) and a part file."""
+    import robot_corpus
+    from test_reach_study import _plate_with_hole, _problem, _sphere_targets, MAX_REACH
+
+    from robot_state_core.reach.executors import InProcess
+    from robot_state_core.reach.study import run_study
+
+    panda = robot_corpus.test_robot('panda')
+    model = RobotModel.from_urdf_file(panda.urdf_path, panda.srdf_path,
+                                      package_map=panda.package_map)
+    targets = np.concatenate([_sphere_targets(0.45, 30), _sphere_targets(MAX_REACH + 0.1, 8)])
+    db = run_study(_problem(panda, max_steps=1, radius=0.2), targets, InProcess())
+    folder = tmp_path_factory.mktemp('reach')
+    results, part = folder / 'sphere.reach.npz', folder / 'plate.stl'
+    db.save(results)
+    _plate_with_hole().export(part)
+    return model, results, part
+
+
+def _reach_hue_rgb(score: float, best: float, reached: bool) -> tuple[int, int, int]:
+    """REACH's heat-map colour, from its definition (hue from blue at 0 to red at the best)."""
+    import colorsys
+
+    r, g, b = colorsys.hsv_to_rgb(REACH_LOW_HUE * (1.0 - score / best), 1.0, float(reached))
+    return round(255 * r), round(255 * g), round(255 * b)
+
+
+def _reach_node(viewer: RobotViewer, name: str) -> Any:
+    return next(n for n in viewer._reach_nodes if n.name == f'/reach/{name}')
+
+
+def test_show_reach_draws_every_target_in_the_heat_map_colours(
+        panda_reach: tuple[RobotModel, Path, Path]) -> None:
+    from dataclasses import replace
+
+    from robot_state_core.reach.results import heat_map_colors, ReachDatabase
+    from robot_state_core.viewer.camera import DEFAULT_AZIMUTH_DEG, DEFAULT_ELEVATION_DEG
+
+    model, results, part = panda_reach
+    X_WP = np.eye(4)
+    X_WP[:3, 3] = (0.45, 0.1, 0.25)
+    X_WP[:3, :3] = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    db = ReachDatabase.load(results)
+    db = replace(db, study={**db.study, 'part_pose': X_WP.ravel().tolist()})
+    final = db.final
+    assert 0 < final.reached.sum() < len(final.reached)  # some of each colour kind
+    with RobotViewer(model, port=0) as v:
+        summary = v.show_reach(db, part_mesh=str(part))
+        assert summary.reach_percentage == pytest.approx(100.0 * final.reached.mean())
+        markers = _reach_node(v, 'targets')
+        np.testing.assert_allclose(markers.batched_positions, db.X_WT[:, :3, 3], atol=1e-6)
+        colors = np.asarray(markers.batched_colors, dtype=int)
+        np.testing.assert_array_equal(colors, np.round(255 * heat_map_colors(final)))
+        best = float(final.score.max())
+        expected = [_reach_hue_rgb(s, best, r) for s, r in zip(final.score, final.reached,
+                                                                strict=True)]
+        np.testing.assert_allclose(colors, expected, atol=1)
+        assert tuple(colors[np.argmax(final.score)]) == (255, 0, 0)
+        assert not colors[~final.reached].any()  # not reached: black
+        # the part: the file's triangles (trimesh reads them) at the study's part pose
+        mesh = trimesh.load(part, force='mesh')
+        node = _reach_node(v, 'part')
+        np.testing.assert_allclose(node.vertices, mesh.vertices, atol=1e-6)
+        np.testing.assert_allclose(node.position, X_WP[:3, 3])
+        R = np.asarray(trimesh.transformations.quaternion_matrix(node.wxyz))[:3, :3]
+        np.testing.assert_allclose(R, X_WP[:3, :3], atol=1e-9)
+        # the camera framing takes in every target (a pinhole written here, 45°, 4:3)
+        pose = v.frame_camera()
+        forward = pose.look_at - pose.position
+        forward /= np.linalg.norm(forward)
+        right = np.cross(forward, [0.0, 0.0, 1.0])
+        right /= np.linalg.norm(right)
+        rel = db.X_WT[:, :3, 3] - pose.position
+        depth = rel @ forward
+        u = (rel @ right) / depth / (math.tan(math.radians(22.5)) * 4 / 3)
+        w = (rel @ np.cross(right, forward)) / depth / math.tan(math.radians(22.5))
+        assert np.all(depth > 0) and np.abs(u).max() <= 0.9 + 1e-6 and \
+            np.abs(w).max() <= 0.9 + 1e-6
+        d = pose.position - pose.look_at  # from the default direction
+        assert math.degrees(math.atan2(d[1], d[0])) == pytest.approx(DEFAULT_AZIMUTH_DEG)
+        assert math.degrees(math.atan2(d[2], math.hypot(d[0], d[1]))) == pytest.approx(
+            DEFAULT_ELEVATION_DEG)
+        # a second study replaces the first
+        v.show_reach(db)
+        assert [n.name for n in v._reach_nodes] == ['/reach/targets', '/reach/tool_lines']
+
+
+def test_show_reach_target_puts_the_tip_on_the_target(
+        panda_reach: tuple[RobotModel, Path, Path], viewer: RobotViewer) -> None:
+    # Oracle: Pinocchio's forward kinematics of the drawn configuration.
+    import pinocchio as pin
+    import pinocchio_oracle
+    import robot_corpus
+
+    from robot_state_core.reach.results import ReachDatabase
+
+    model, results, _ = panda_reach
+    db = ReachDatabase.load(results)
+    final = db.final
+    pm, _ = pinocchio_oracle.load(robot_corpus.test_robot('panda').urdf_path)
+    data = pm.createData()
+    tip = pm.getFrameId(db.tip)
+    with RobotViewer(model, port=0) as v:
+        with pytest.raises(InvalidArgumentError, match='no reach study'):
+            v.show_reach_target(0)
+        v.show_reach(db)
+        fingers = v.positions['panda_finger_joint1']
+        reached = np.flatnonzero(final.reached)
+        for i in [*reached[:4].tolist(), int(np.argmax(final.score))]:
+            info = v.show_reach_target(i)
+            assert info.index == i and info.reached and info.score == final.score[i]
+            pin.framesForwardKinematics(pm, data, pinocchio_oracle.to_pinocchio_q(
+                model, pm, v.state.positions))
+            X = data.oMf[tip].homogeneous
+            np.testing.assert_allclose(X[:3, 3], db.X_WT[i, :3, 3], atol=1e-4)
+            np.testing.assert_allclose(X[:3, :3], db.X_WT[i, :3, :3], atol=1e-3)
+            assert v.positions['panda_finger_joint1'] == fingers  # not a group variable
+            assert f'Target {i}' in info.message and f'score {final.score[i]:.4g}' in \
+                info.message
+            assert v.reach_target == info and v.named_state == '(current)'
+        before = v.positions
+        j = int(np.flatnonzero(~final.reached)[0])
+        info = v.show_reach_target(j)
+        assert not info.reached and 'not reached' in info.message
+        assert v.positions == before  # the robot stays
+        np.testing.assert_allclose(info.X_WT, db.X_WT[j])
+        for bad in (-1, len(db.X_WT), 1.5):
+            with pytest.raises(InvalidArgumentError, match='index'):
+                v.show_reach_target(bad)  # type: ignore[arg-type]
+    # a study of another robot: its variables are named
+    with pytest.raises(UnknownNameError, match='panda_joint1'):
+        viewer.show_reach(db)
+
+
+def test_cli_view_reach_takes_the_robot_from_the_study(
+        panda_reach: tuple[RobotModel, Path, Path], capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    import robot_corpus
+
+    from robot_state_core.reach.results import ReachDatabase
+
+    _, results, _ = panda_reach
+    share = str(robot_corpus.test_robot('panda').package_map[''])
+    assert cli_main(['view', '--reach', str(results), '--package-root', share, '--port', '0',
+                     '--duration', '0']) == 0
+    out = capsys.readouterr()
+    assert out.out.startswith('viewer: http://') and "robot 'panda'" in out.err
+    assert 'warning' not in out.err  # every mesh found under --package-root
+    db = ReachDatabase.load(results)
+    bare = tmp_path / 'bare.reach.npz'
+    replace(db, study={}).save(bare)
+    assert cli_main(['view', '--reach', str(bare), '--duration', '0']) == 2
+    assert 'the study names no URDF; give --urdf' in capsys.readouterr().err
+
+
+def test_a_large_study_is_drawn_coarser(panda_reach: tuple[RobotModel, Path, Path]) -> None:
+    from dataclasses import replace
+
+    from robot_state_core.reach.results import ReachDatabase, ReachResult
+    from robot_state_core.viewer.reach_layer import DETAILED_TARGETS
+
+    model, results, _ = panda_reach
+    db = ReachDatabase.load(results)
+    n = DETAILED_TARGETS + 1
+    X = np.tile(np.eye(4), (n, 1, 1))
+    X[:, 0, 3] = np.linspace(0.2, 0.8, n)
+    reached = np.arange(n) % 3 > 0
+    big = replace(db, X_WT=X, results=(ReachResult(
+        reached, np.where(reached, np.linspace(0.0, 1.0, n), 0.0),
+        np.zeros((n, len(db.variable_names))), np.zeros((n, len(db.variable_names))),
+        np.ones(n, dtype=bool)),))
+    with RobotViewer(model, port=0, controls=False) as v:
+        v.show_reach(big)
+        markers = _reach_node(v, 'targets')
+        assert [node.name for node in v._reach_nodes] == ['/reach/targets']  # no tool lines
+        assert len(markers.faces) == 20 and len(markers.batched_positions) == n
+        assert not np.asarray(markers.batched_colors)[~reached].any()

@@ -657,3 +657,177 @@ def test_panda_in_its_mesh_colours_and_a_missing_file_named_in_full(
         flat = ' '.join(str(notes).split())
         assert name in flat and 'does not exist' in flat and 'my_robot_description' in flat
         assert flat.index(name) < flat.index('does not exist')  # the file first
+
+
+# ---------------------------------------------------------------------------- issue 29: reach
+
+#: REACH's heat-map hue of the lowest score [deg] (``computeHeatMapColors``: 0.75 * 360).
+REACH_LOW_HUE_DEG = 270.0
+#: How far a drawn target's hue may be from REACH's (three.js lighting shifts it a little).
+HUE_TOLERANCE_DEG = 20.0
+
+
+@pytest.fixture(scope='module')
+def panda_study(tmp_path_factory: pytest.TempPathFactory) -> tuple[RobotModel, Path, str]:
+    """Panda, a small study's results file (30 targets in reach, 8 beyond) and its packages."""
+    import robot_corpus
+    from test_reach_study import _problem, _sphere_targets, MAX_REACH
+
+    from robot_state_core.reach.executors import InProcess
+    from robot_state_core.reach.study import run_study
+
+    panda = robot_corpus.test_robot('panda')
+    model = RobotModel.from_urdf_file(panda.urdf_path, panda.srdf_path,
+                                      package_map=panda.package_map)
+    targets = np.concatenate([_sphere_targets(0.45, 30), _sphere_targets(MAX_REACH + 0.1, 8)])
+    db = run_study(_problem(panda, max_steps=1, radius=0.2), targets, InProcess())
+    results = tmp_path_factory.mktemp('reach') / 'sphere.reach.npz'
+    db.save(results)
+    return model, results, str(panda.package_map[''])
+
+
+@pytest.fixture(scope='module')
+def reach_page(panda_study: tuple[RobotModel, Path, str], browser: HeadlessBrowser
+               ) -> Iterator[tuple[RobotViewer, Any, bytes]]:
+    """Panda with the study's heat map in the browser: the viewer, the study, the picture."""
+    from robot_state_core.reach.results import ReachDatabase
+
+    model, results, _ = panda_study
+    db = ReachDatabase.load(results)
+    with RobotViewer(model, port=0) as viewer:
+        viewer.set_show_grid(False)
+        viewer.set_show_world_axes(False)
+        viewer.show_reach(db)
+        viewer.frame_camera()
+        yield viewer, db, page_screenshot(viewer, browser, timeout=90.0).png
+
+
+def _hsv(rgb: NDArray[np.uint8]) -> NDArray[np.float64]:
+    """``(..., 3)`` hue [deg], saturation, value of RGB pixels (the HSV cone's definition)."""
+    c = rgb.astype(np.float64) / 255.0
+    hi, lo = c.max(axis=-1), c.min(axis=-1)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    r, g, b = c[..., 0], c[..., 1], c[..., 2]
+    h = np.where(hi == r, (g - b) / span % 6.0, np.where(hi == g, (b - r) / span + 2.0,
+                                                          (r - g) / span + 4.0)) * 60.0
+    s = np.where(hi > 0, (hi - lo) / np.where(hi > 0, hi, 1.0), 0.0)
+    return np.stack([np.where(hi > lo, h, 0.0), s, hi], axis=-1)
+
+
+def _target_pixels(viewer: RobotViewer, db: Any) -> tuple[NDArray[np.float64],
+                                                          NDArray[np.float64]]:
+    """Projected centre ``(N, 2)`` and radius ``(N,)`` [px] of every target's sphere."""
+    p = db.X_WT[:, :3, 3]
+    R, position, fov = _camera(viewer)
+    depth = (p - position) @ R[:, 2]
+    return _project(viewer, p), viewer._reach_radius * 0.5 * HEIGHT / np.tan(0.5 * fov) / depth
+
+
+def _expected_hue(db: Any) -> NDArray[np.float64]:
+    """REACH's hue of every target [deg]: blue at score 0, red at the best score."""
+    final = db.final
+    return REACH_LOW_HUE_DEG * (1.0 - final.score / final.score.max())
+
+
+def _shown_as_expected(png: bytes, viewer: RobotViewer, db: Any, *,
+                       centre_only: bool = False) -> NDArray[np.bool_]:
+    """``(N,)`` targets seen in their colour: REACH's hue (reached) or black, at their pixel.
+
+    A target is seen when some pixel within 0.6 of its projected radius of its centre
+    (``centre_only``: its centre pixel) has that colour.
+    """
+    hsv = _hsv(png_pixels(png))
+    uv, radius = _target_pixels(viewer, db)
+    expected = _expected_hue(db)
+    out = np.zeros(len(uv), dtype=bool)
+    for i, ((u, v), r) in enumerate(zip(uv, radius, strict=True)):
+        k = 0 if centre_only else max(1, int(0.6 * r))
+        c, w = round(v), round(u)
+        window = hsv[max(c - k, 0):c + k + 1, max(w - k, 0):w + k + 1].reshape(-1, 3)
+        if len(window) == 0:
+            continue
+        if db.final.reached[i]:
+            best = window[np.argmax(window[:, 1])]
+            gap = abs((best[0] - expected[i] + 180.0) % 360.0 - 180.0)
+            out[i] = best[1] > 0.5 and best[2] > 0.25 and gap <= HUE_TOLERANCE_DEG
+        else:
+            out[i] = bool(window[:, 2].min() < 40 / 255)
+    return out
+
+
+def test_reach_targets_are_drawn_where_they_project_in_reach_heat_map_colours(
+        reach_page: tuple[RobotViewer, Any, bytes]) -> None:
+    viewer, db, png = reach_page
+    reached = db.final.reached
+    seen = _shown_as_expected(png, viewer, db)
+    # most targets show REACH's colour at their own pixel (a few hide behind the arm or each
+    # other), over the whole range of hues: not one colour for all
+    assert seen[reached].mean() >= 0.7, seen[reached].mean()
+    assert seen[~reached].mean() >= 0.7, seen[~reached].mean()
+    hues = _expected_hue(db)[seen & reached]
+    assert hues.max() - hues.min() >= 60.0, hues
+    # and every coloured pixel belongs to a target (its sphere or its tool line), the gizmo or
+    # the orientation widget
+    uv, radius = _target_pixels(viewer, db)
+    ends = _project(viewer, db.X_WT[:, :3, 3] - 3.0 * viewer._reach_radius * db.X_WT[:, :3, 2])
+    region = _gizmo_region(viewer, ['arm'])
+    region[HEIGHT - 80:, :80] = True
+    for (u, v), (ue, ve), r in zip(uv, ends, radius, strict=True):
+        (u0, v0), (u1, v1) = _bbox(np.array([[u - r, v - r], [u + r, v + r], [ue, ve]]), 4)
+        region[max(v0, 0):max(v1, 0), max(u0, 0):max(u1, 0)] = True
+    hsv = _hsv(png_pixels(png))
+    coloured = (hsv[..., 1] > 0.5) & (hsv[..., 2] > 0.25)
+    assert coloured.sum() > 300
+    assert (coloured & ~region).sum() <= 0.03 * coloured.sum(), (coloured & ~region).sum()
+
+
+def test_clicking_a_target_puts_the_robot_at_its_solution_and_shows_its_score(
+        reach_page: tuple[RobotViewer, Any, bytes], browser: HeadlessBrowser) -> None:
+    viewer, db, _ = reach_page
+    final = db.final
+    before = _stable(browser)
+    # a reached target seen at its own centre pixel, away from the gizmo, the biggest on screen
+    uv, radius = _target_pixels(viewer, db)
+    gizmo = _gizmo_region(viewer, ['arm'])
+    seen = _shown_as_expected(before, viewer, db, centre_only=True) & final.reached
+    candidates = [int(i) for i in np.flatnonzero(seen)
+                  if not gizmo[min(round(uv[i, 1]), HEIGHT - 1), min(round(uv[i, 0]), WIDTH - 1)]]
+    assert candidates
+    i = max(candidates, key=lambda k: radius[k])
+    q_before = viewer.positions
+    for kind in ('mouseMoved', 'mousePressed', 'mouseReleased'):
+        browser.command('Input.dispatchMouseEvent', type=kind, x=float(uv[i, 0]),
+                        y=float(uv[i, 1]), button='left', clickCount=1)
+    _wait(lambda: viewer.reach_target is not None and viewer.reach_target.index == i,
+          f'the click to show target {i}')
+    assert viewer.positions != q_before
+    X = viewer.state.get_global_link_transform(db.tip)  # forward kinematics of the new state
+    np.testing.assert_allclose(X[:3, 3], db.X_WT[i, :3, 3], atol=1e-4)
+    after = _settled_change(browser, before)
+    assert (_changed(before, after) & _link_region(viewer, list(viewer.model.link_names))
+            ).sum() > 500  # the arm moved on the page
+    text = f'Target {i} of {len(db.X_WT)}: reached, score {final.score[i]:.4g}'
+    _wait(lambda: text in ' '.join(browser.evaluate('document.body.textContent').split()),
+          'the panel to show the target and its score')
+    page = ' '.join(browser.evaluate('document.body.textContent').split())
+    assert 'Reach study' in page and f'Reach: {100 * final.reached.mean():.1f} %' in page
+    assert 'black: not reached' in page
+
+
+def test_snapshot_reach_writes_the_heat_map(panda_study: tuple[RobotModel, Path, str],
+                                            tmp_path: Path) -> None:
+    from robot_state_core.apps.cli import main as cli_main
+
+    _require_chromium()
+    _, results, share = panda_study
+    out = tmp_path / 'heat.png'
+    assert cli_main(['snapshot', '--reach', str(results), '--package-root', share, '--no-grid',
+                     '--output', str(out)]) == 0
+    hsv = _hsv(png_pixels(out.read_bytes()))
+    hsv[HEIGHT - 80:, :80] = 0.0  # the orientation widget
+    coloured = (hsv[..., 1] > 0.5) & (hsv[..., 2] > 0.25)
+    hue = hsv[..., 0]
+    red, yellow = coloured & ((hue < 15) | (hue > 345)), coloured & (hue > 40) & (hue < 75)
+    black = hsv[..., 2] < 25 / 255
+    assert red.sum() > 20 and yellow.sum() > 100 and black.sum() > 100, (
+        red.sum(), yellow.sum(), black.sum())

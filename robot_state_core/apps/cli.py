@@ -11,7 +11,8 @@ resolved through ``--package-root`` and the ament index.
     ik       solve IK for a group and a target pose (JSON).
     collide  collision check of a configuration, with contacts (JSON).
     gen-acm  sample configurations and write SRDF <disable_collisions> (MoveIt Setup Assistant).
-    view     serve a browser page showing the robot (sliders, IK gizmos, live collisions).
+    view     serve a browser page showing the robot (sliders, IK gizmos, live collisions;
+             ``--reach``: a reach study's targets in heat-map colours, click one to see it).
     snapshot write a PNG of a configuration, drawn by that page in a headless browser.
     reach    run a reach study (REACH) from a YAML file, in process, in local worker processes
              (``--workers N``) or on a Ray cluster (``--ray-address``); resumable.
@@ -62,6 +63,7 @@ from robot_state_core.state.robot_state import RobotState
 from robot_state_core.viewer.camera import DEFAULT_AZIMUTH_DEG, DEFAULT_ELEVATION_DEG
 
 if TYPE_CHECKING:  # annotations only; imported where used (viser costs ~0.4 s at start-up)
+    from robot_state_core.reach.results import ReachDatabase
     from robot_state_core.viewer.app import RobotViewer
 
 
@@ -241,9 +243,46 @@ def _cmd_gen_acm(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _load_reach(ns: argparse.Namespace) -> ReachDatabase | None:
+    """The study of ``--reach`` (``None`` without); its URDF/SRDF become the defaults."""
+    if not ns.reach:
+        return None
+    from robot_state_core.reach.results import ReachDatabase  # --reach only (start-up time)
+
+    db = ReachDatabase.load(ns.reach)
+    if not ns.urdf:
+        urdf = db.study.get('urdf')
+        if not urdf:
+            raise InvalidArgumentError(f'--reach {ns.reach}: the study names no URDF; give '
+                                       '--urdf (and --srdf)')
+        ns.urdf = str(urdf)
+        ns.srdf = ns.srdf or db.study.get('srdf')
+        ns.package_root = ns.package_root or [str(r) for r in db.study.get('package_roots', [])]
+    return db
+
+
+def _show_reach(viewer: RobotViewer, db: ReachDatabase, ns: argparse.Namespace) -> None:
+    """Draw the study (and its part when its file is there); the robot at the best target.
+
+    Without ``--state``/``--positions`` the robot takes the solution of the best-scoring
+    reached target (none reached: the viewer's first named state).
+    """
+    part = db.study.get('part')
+    if part and not Path(str(part)).is_file():
+        print(f"warning: --reach {ns.reach}: the study's part {part} is not there; drawn "
+              'without it', file=sys.stderr)
+        part = None
+    viewer.show_reach(db, part_mesh=str(part) if part else None)
+    final = db.final
+    if not (ns.state or ns.positions) and final.reached.any():
+        viewer.show_reach_target(int(np.argmax(np.where(final.reached, final.score,
+                                                        -np.inf))))
+
+
 def _viewer_for(ns: argparse.Namespace, **kwargs: Any) -> RobotViewer:
     """A viewer showing the configuration and boxes of ``ns`` (state checked before serving)."""
     kernel_preparation().start()  # before any kernel runs: serve now, compile in a child
+    reach = _load_reach(ns)
     model, state = _model_and_state(ns)
     boxes = [[float(v) for v in box] for box in ns.box or []]
     for box in boxes:
@@ -260,7 +299,9 @@ def _viewer_for(ns: argparse.Namespace, **kwargs: Any) -> RobotViewer:
             viewer.add_box(f'box_{k + 1}', box[3:], pose_from_xyz_rpy(box[:3], (0, 0, 0)))
         if ns.scene:
             viewer.load_scene_text(_read_text(ns.scene, '--scene'))
-        viewer.frame_camera()  # around the world objects too
+        if reach is not None:
+            _show_reach(viewer, reach, ns)
+        viewer.frame_camera()  # around the world objects (and reach targets) too
     except BaseException:
         viewer.stop()
         raise
@@ -393,6 +434,7 @@ def _cmd_reach(ns: argparse.Namespace) -> int:
 
     study = load_study(ns.study)
     output = Path(ns.output) if ns.output else study.path.with_suffix('.reach.npz')
+    output.parent.mkdir(parents=True, exist_ok=True)
     database = None
     if output.exists() and not ns.restart:
         database = ReachDatabase.load(output)
@@ -410,12 +452,16 @@ def _cmd_reach(ns: argparse.Namespace) -> int:
     print(f'reach study {study.path.name}: {len(study.targets)} targets '
           f'({study.targets.source}), group {study.problem.group}, in {where}',
           file=sys.stderr)
-    if ns.ros:
-        from robot_state_core.ros.reach_node import run_reach_node  # ROS only here
+    try:
+        if ns.ros:
+            from robot_state_core.ros.reach_node import run_reach_node  # ROS only here
 
-        return run_reach_node(study, executor, output=output, duration=ns.duration)
-    db = run_study(study.problem, study.targets.X_WT, executor, database=database,
-                   progress=_ProgressLine(), save=lambda d: d.save(output))
+            return run_reach_node(study, executor, output=output, duration=ns.duration)
+        db = run_study(study.problem, study.targets.X_WT, executor, database=database,
+                       progress=_ProgressLine(), save=lambda d: d.save(output))
+    finally:
+        if isinstance(executor, LocalProcesses):
+            executor.close()
     for k, result in enumerate(db.results):
         s = result.summary()
         print(f"{'initial' if k == 0 else f'optimize {k}':<11} reach {s.reach_percentage:5.1f} %"
@@ -445,6 +491,10 @@ def _cmd_reach_compare(ns: argparse.Namespace) -> int:
 #: Help text of --urdf: a URDF or a xacro file.
 _URDF_HELP = 'URDF or xacro (*.xacro) file (default: the embedded default robot)'
 _SCENE_HELP = "a MoveIt .scene file (world objects; the Setup Assistant's and RViz's format)"
+_REACH_HELP = ("a reach study's results (.reach.npz of `reach`): its targets in heat-map "
+               "colours, its part, and the robot at the best-scoring target's solution "
+               "(unless --state/--positions); --urdf/--srdf/--package-root default to the "
+               "study's")
 
 
 def _read_text(path: str, option: str) -> str:
@@ -538,6 +588,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_view = sub.add_parser('view', help='serve a browser page showing the robot')
     _add_configuration_arguments(p_view)
     p_view.add_argument('--scene', help=_SCENE_HELP)
+    p_view.add_argument('--reach', metavar='RESULTS', help=_REACH_HELP)
     p_view.add_argument('--box', nargs=6, action='append', metavar=('X', 'Y', 'Z', 'SX', 'SY',
                                                                       'SZ'),
                         help='add a world box at x y z with edges sx sy sz [m]; repeatable')
@@ -555,6 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_snap = sub.add_parser('snapshot', help='write a PNG of a configuration (headless browser)')
     _add_configuration_arguments(p_snap)
     p_snap.add_argument('--scene', help=_SCENE_HELP)
+    p_snap.add_argument('--reach', metavar='RESULTS', help=_REACH_HELP)
     p_snap.add_argument('--box', nargs=6, action='append', metavar=('X', 'Y', 'Z', 'SX', 'SY',
                                                                       'SZ'),
                         help='add a world box at x y z with edges sx sy sz [m]; repeatable')

@@ -160,6 +160,7 @@ class ReachProblem:
         return {'urdf': self.urdf, 'srdf': self.srdf, 'group': self.group, 'tip': self.tip,
                 'scene': self.scene_text is not None, 'part': self.part,
                 'part_pose': list(self.part_pose), 'touch_links': list(self.touch_links),
+                'package_roots': list(self.package_roots),
                 'evaluator': repr(self.evaluator),
                 'parameters': {k: getattr(p, k) for k in p.__dataclass_fields__}}
 

@@ -23,7 +23,12 @@ joint_state_publisher_gui's sliders and MoveIt's interactive marker are to ROS:
 * "Fit robot" and "Reset view" buttons;
 * a *follow* mode (:meth:`RobotViewer.follow`), used by ``view --ros``: positions come from
   outside (``/joint_states``) and are drawn at up to ``max_fps``; every editing control is
-  disabled.
+  disabled;
+* a reach study (:meth:`RobotViewer.show_reach`, ``view --reach``): every target a small sphere
+  in REACH's heat-map colours (blue low score, red high, black not reached) with a line towards
+  where the tool comes from, the part translucent grey, and a "Reach study" panel folder
+  (reach %, normalised score, passes, legend). A click on a target puts the robot at its
+  solution and shows the target's score and the tip pose (:meth:`RobotViewer.show_reach_target`).
 
 Everything a person can do on the page is also a method here (``set_positions``,
 ``set_named_state``, ``set_ik_group``, ``drag_gizmo``, ``select_link``, ``add_box``,
@@ -53,10 +58,11 @@ import viser
 from robot_state_core._typing import FloatArray
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError, UnknownNameError
-from robot_state_core.geometry.shapes import Box, Shape
+from robot_state_core.geometry.shapes import Box, Mesh, Shape
 from robot_state_core.ik.solver import solve_ik
 from robot_state_core.ik.types import IKOptions, IKRequest
 from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.reach.results import ReachDatabase, ReachSummary
 from robot_state_core.scene.planning_scene import (
     CollisionObjectOperation,
     CollisionRequest,
@@ -84,6 +90,16 @@ from robot_state_core.viewer.camera import (
     fit_view,
 )
 from robot_state_core.viewer.controls import ik_capable_groups, slider_specs, SliderSpec
+from robot_state_core.viewer.reach_layer import (
+    DETAILED_TARGETS,
+    legend_html,
+    marker_colors,
+    marker_radius,
+    marker_sphere,
+    summary_text,
+    TOOL_LINE_RADII,
+    tool_lines,
+)
 from robot_state_core.viewer.scene_meshes import (
     COLLISION_COLOR,
     element_meshes,
@@ -91,7 +107,8 @@ from robot_state_core.viewer.scene_meshes import (
     shape_triangles,
 )
 
-__all__ = ['COLLIDING_RGB', 'WORLD_RGB', 'CollisionStatus', 'IKFeedback', 'RobotViewer']
+__all__ = ['COLLIDING_RGB', 'PART_RGB', 'WORLD_RGB', 'CollisionStatus', 'IKFeedback',
+           'ReachTargetInfo', 'RobotViewer']
 
 _LOG = logging.getLogger(__name__)
 
@@ -116,6 +133,10 @@ GRID_CELL = 0.1
 '''Edge [m] of a ground-grid cell (sections every 1 m).'''
 FIT_POINTS_PER_ELEMENT = 512
 '''Vertices per visual element kept for framing the camera (a subsample of large meshes).'''
+PART_RGB: tuple[int, int, int] = (150, 150, 150)
+'''Colour of a reach study's part (drawn translucent, :data:`PART_OPACITY`).'''
+PART_OPACITY = 0.45
+'''Opacity of a reach study's part.'''
 
 
 @dataclass(frozen=True)
@@ -156,6 +177,25 @@ class IKFeedback:
     success: bool
     position_error: float
     rotation_error: float
+    message: str
+
+
+@dataclass(frozen=True)
+class ReachTargetInfo:
+    """A reach study's target as the panel shows it after a click.
+
+    Attributes:
+        index: The target's index in the study.
+        reached: IK reached it (the robot now holds its solution, unless following).
+        score: Its score in the final pass (0 where not reached).
+        X_WT: ``(4, 4)`` the IK goal of the study's tip in the model frame.
+        message: The text the panel shows.
+    """
+
+    index: int
+    reached: bool
+    score: float
+    X_WT: FloatArray
     message: str
 
 
@@ -255,6 +295,12 @@ class RobotViewer:
         self._dragging = False
         self._ik_capable = ik_capable_groups(model)
         self._ik_group: str | None = self._ik_capable[0] if self._ik_capable else None
+        self._reach: ReachDatabase | None = None
+        self._reach_nodes: list[Any] = []
+        self._reach_points: FloatArray | None = None  # targets and part, for framing
+        self._reach_radius = 0.0
+        self._reach_target: ReachTargetInfo | None = None
+        self._reach_marker: Any = None
         self._set_initial_state(initial_state)
 
         visuals, visual_warnings = element_meshes(model, 'visual')
@@ -468,7 +514,7 @@ class RobotViewer:
         return lo, hi
 
     def _scene_points(self) -> FloatArray:
-        """``(N, 3)`` world points of the drawn robot (visual subsample) and world objects."""
+        """``(N, 3)`` world points of the drawn robot (visual subsample), world and reach study."""
         X_WL = self._state.get_link_poses()
         parts = [p @ X_WL[li, :3, :3].T + X_WL[li, :3, 3] for li, p in self._fit_points.items()]
         for obj in self.planning_scene.world.values():
@@ -482,6 +528,8 @@ class RobotViewer:
         if not parts:  # no visual geometry: the link origins
             lo, hi = self._robot_box()
             parts.append(np.stack([lo, hi]))
+        if self._reach_points is not None:
+            parts.append(self._reach_points)
         return np.concatenate(parts)
 
     def _camera_for(self, azimuth_deg: float, elevation_deg: float, *,
@@ -1173,6 +1221,176 @@ class RobotViewer:
                     gizmo.wxyz = _wxyz(obj.X_WO)
                 finally:
                     self._syncing = False
+
+    # ------------------------------------------------------------------ reach study
+
+    @property
+    def reach_target(self) -> ReachTargetInfo | None:
+        """The reach-study target last shown (clicked, or :meth:`show_reach_target`)."""
+        with self._lock:
+            return self._reach_target
+
+    def show_reach(self, db: ReachDatabase, *, part_mesh: str | None = None) -> ReachSummary:
+        """Draw a reach study's targets in REACH's heat-map colours (replacing any shown).
+
+        Every target is a small sphere at its position, coloured by
+        :func:`~robot_state_core.reach.results.heat_map_colors` of the final pass (blue: lowest
+        score, red: highest, black: not reached), with a short line towards where the tool
+        comes from (against the goal's z axis; studies of up to
+        :data:`~robot_state_core.viewer.reach_layer.DETAILED_TARGETS` targets). With
+        controls, a click on a sphere calls :meth:`show_reach_target`, and a "Reach study"
+        panel folder shows the summary and a legend. The camera framing
+        (:meth:`frame_camera`, "Fit robot") includes the targets and the part.
+
+        Args:
+            db: The study's results (:meth:`ReachDatabase.load`); its group variables and tip
+                must be this model's.
+            part_mesh: The part's mesh file, drawn translucent grey at ``db.study['part_pose']``
+                (16 numbers, row-major; identity when absent); ``None``: no part.
+
+        Returns:
+            The final pass's summary.
+
+        Raises:
+            InvalidArgumentError: The database has no pass.
+            UnknownNameError: The study's tip or a group variable is not in this model (a
+                study of another robot).
+            RobotDescriptionError: ``part_mesh`` cannot be read.
+        """
+        final = db.final
+        for name in db.variable_names:
+            self.model.variable_index(name)
+        self.model.link_index(db.tip)
+        part: tuple[FloatArray, Any, FloatArray] | None = None
+        if part_mesh is not None:
+            v, f = shape_triangles(Mesh(part_mesh, path=part_mesh))
+            pose = db.study.get('part_pose')
+            X_WP = np.eye(4) if pose is None else as_pose(
+                np.asarray(pose, dtype=np.float64).reshape(4, 4), 'RobotViewer.show_reach',
+                "db.study['part_pose']")
+            part = (v, f, X_WP)
+        points = db.X_WT[:, :3, 3]
+        radius = marker_radius(points)
+        colors = marker_colors(final)
+        with self._lock:
+            self._clear_reach()
+            scene = self.server.scene
+            detailed = len(points) <= DETAILED_TARGETS
+            v, f = marker_sphere(radius, detailed=detailed)
+            markers = scene.add_batched_meshes_simple(
+                '/reach/targets', v, f, batched_wxyzs=np.tile([1.0, 0.0, 0.0, 0.0],
+                                                             (len(points), 1)),
+                batched_positions=points, batched_colors=colors, lod='off',
+                cast_shadow=False, receive_shadow=False)
+            self._reach_nodes = [markers]
+            fit = [points]
+            if detailed:
+                lines = tool_lines(db.X_WT, TOOL_LINE_RADII * radius)
+                self._reach_nodes.append(scene.add_line_segments(
+                    '/reach/tool_lines', lines, np.repeat(colors[:, None, :], 2, axis=1),
+                    thickness=0.25 * radius))
+                fit.append(lines[:, 1])
+            if part is not None:
+                v, f, X_WP = part
+                self._reach_nodes.append(scene.add_mesh_simple(
+                    '/reach/part', v, f, color=PART_RGB, opacity=PART_OPACITY, side='double',
+                    position=X_WP[:3, 3], wxyz=_wxyz(X_WP), cast_shadow=False,
+                    receive_shadow=False))
+                fit.append(v @ X_WP[:3, :3].T + X_WP[:3, 3])
+            self._reach, self._reach_radius = db, radius
+            self._reach_points = np.concatenate(fit)
+            if self._controls:
+                markers.on_click(self._target_click)
+                self._add_reach_gui(db)
+            return final.summary()
+
+    def show_reach_target(self, index: int) -> ReachTargetInfo:
+        """Put the robot at a target's solution and show the target, as clicking it does.
+
+        The study's group variables take the target's solution from the final pass (a
+        reached target; the other variables keep their values); an unreached target leaves
+        the robot where it is, and so does follow mode. The target's frame is drawn (axes;
+        z: the tool's direction) and the panel shows its index, whether it was reached, its
+        score and the tip pose.
+
+        Args:
+            index: The target's index in the study shown by :meth:`show_reach`.
+
+        Returns:
+            What the panel shows.
+
+        Raises:
+            InvalidArgumentError: No study shown, or ``index`` out of range.
+        """
+        with self._lock:
+            db = self._reach
+            if db is None:
+                raise InvalidArgumentError('RobotViewer.show_reach_target: no reach study is '
+                                           'shown (show_reach first)')
+            if not (isinstance(index, int | np.integer) and 0 <= index < len(db.X_WT)):
+                raise InvalidArgumentError(f'RobotViewer.show_reach_target: index must be in '
+                                           f'0..{len(db.X_WT) - 1}, got {index!r}')
+            i = int(index)
+            final = db.final
+            reached, score = bool(final.reached[i]), float(final.score[i])
+            X = db.X_WT[i]
+            head = (f'**Target {i}** of {len(db.X_WT)}: '
+                    + (f'reached, score {score:.4g} (best {float(final.score.max()):.4g})'
+                       if reached else '**not reached**'))
+            frame = f'in `{self.model.model_frame or "world"}`'
+            if reached and not self._following:
+                self._state.set_variable_positions(
+                    dict(zip(db.variable_names, final.q[i].tolist(), strict=True)))
+                self._named_state = '(current)'
+                self._changed(wait=True)
+                message = (f'{head}  \nTip `{db.tip}`: '
+                           f'{_pose_text(self._state.get_global_link_transform(db.tip))} {frame}')
+            else:
+                why = ('following `/joint_states`: the robot stays' if reached
+                       else 'no solution: the robot stays where it was')
+                message = f'{head}; {why}  \nTarget: {_pose_text(X)} {frame}'
+            self._show_target_marker(X)
+            info = ReachTargetInfo(i, reached, score, X.copy(), message)
+            self._reach_target = info
+            if 'reach_target' in self._gui:
+                self._gui['reach_target'].content = message
+            return info
+
+    def _target_click(self, event: Any) -> None:
+        index = getattr(event, 'instance_index', None)
+        if index is not None:
+            self.show_reach_target(int(index))
+
+    def _show_target_marker(self, X: FloatArray) -> None:
+        length = max(4.0 * self._reach_radius, 0.04)
+        if self._reach_marker is None:
+            self._reach_marker = self.server.scene.add_frame(
+                '/reach/selected', axes_length=length, axes_radius=0.08 * length)
+        self._reach_marker.position = X[:3, 3]
+        self._reach_marker.wxyz = _wxyz(X)
+
+    def _add_reach_gui(self, db: ReachDatabase) -> None:
+        gui = self.server.gui
+        folder = gui.add_folder('Reach study')
+        with folder:
+            gui.add_markdown(summary_text(db))
+            gui.add_html(legend_html())
+            self._gui['reach_target'] = gui.add_markdown(
+                'Click a target to put the robot at its solution.')
+        self._gui['reach'] = folder
+
+    def _clear_reach(self) -> None:
+        for node in self._reach_nodes:
+            node.remove()
+        self._reach_nodes = []
+        if self._reach_marker is not None:
+            self._reach_marker.remove()
+            self._reach_marker = None
+        folder = self._gui.pop('reach', None)
+        if folder is not None:
+            folder.remove()
+            self._gui.pop('reach_target', None)
+        self._reach = self._reach_target = self._reach_points = None
 
     # ------------------------------------------------------------------ drawing
 
