@@ -61,6 +61,7 @@ from common import (
 import numpy as np
 
 sys.path.insert(0, str(REPO_ROOT / 'test'))
+from reach_parts import HOLE_HALF, PLATE_HALF, PLATE_HALF_THICKNESS, plate_with_hole
 import robot_corpus
 
 from robot_state_core.errors import BackendUnavailableError
@@ -124,8 +125,7 @@ DISTANCE_TARGETS = (1_000, 200)  # targets of the DistancePenalty comparison (fu
 WARM_TARGETS = 64  # one batch solved before the in-process timing (not counted)
 SEEDING_NEIGHBOURS = 8.0  # the seeding radius gives this many neighbours per target on average
 
-#: The study (the part of ``test/test_reach_study.py``: ``_plate_with_hole``, ``TIP``, ``TOUCH``).
-PLATE_HALF, HOLE_HALF, PLATE_HALF_THICKNESS = 0.15, 0.05, 0.02  # m
+#: The study (as test/test_reach_study.py: ``reach_parts.plate_with_hole``, ``TIP``, ``TOUCH``).
 PART_POSITION = (0.45, 0.0, 0.25)  # m, in front of Panda
 TIP = 'panda_hand_tcp'
 TOUCH = ('panda_hand', 'panda_leftfinger', 'panda_rightfinger')
@@ -144,27 +144,6 @@ def _pick(settings: Settings, value: tuple[R, R]) -> R:
 
 
 # ---------------------------------------------------------------------------- the study
-
-
-def plate_with_hole() -> Any:
-    """The part: a 30 x 30 x 4 cm plate with a 10 x 10 cm square hole, outward normals."""
-    import trimesh
-
-    a, b, h = PLATE_HALF, HOLE_HALF, PLATE_HALF_THICKNESS
-    ring = [(-a, -a), (a, -a), (a, a), (-a, a)]
-    hole = [(-b, -b), (b, -b), (b, b), (-b, b)]
-    v = np.array([(x, y, z) for z in (h, -h) for x, y in ring + hole])  # 0-7 top, 8-15 bottom
-    faces = []
-    for k in range(4):
-        o, o2, i, i2 = k, (k + 1) % 4, 4 + k, 4 + (k + 1) % 4
-        faces += [(o, o2, i2), (o, i2, i)]  # top, facing +z
-        faces += [(8 + o, 8 + i2, 8 + o2), (8 + o, 8 + i, 8 + i2)]  # bottom, facing -z
-        faces += [(o, 8 + o, 8 + o2), (o, 8 + o2, o2)]  # outer wall, facing out
-        faces += [(i, i2, 8 + i2), (i, 8 + i2, 8 + i)]  # hole wall, facing the hole's axis
-    mesh = trimesh.Trimesh(v, np.array(faces), process=False)
-    if not (mesh.is_watertight and mesh.is_winding_consistent and mesh.volume > 0):
-        raise RuntimeError('the generated plate is not a closed, outward-wound mesh')
-    return mesh
 
 
 def part_pose() -> np.ndarray:

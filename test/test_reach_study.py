@@ -21,8 +21,8 @@ import threading
 
 import numpy as np
 import pytest
+from reach_parts import plate_with_hole
 import robot_corpus
-import trimesh
 
 from robot_state_core.geometry.shapes import Mesh
 from robot_state_core.model.robot_model import RobotModel
@@ -120,29 +120,11 @@ def test_targets_beyond_the_arms_reach_are_never_reached_and_inside_mostly(
     _check_solutions(panda, db)
 
 
-def _plate_with_hole() -> trimesh.Trimesh:
-    """A 30 x 30 x 4 cm plate with a 10 x 10 cm square hole, wound with outward normals."""
-    a, b, h = 0.15, 0.05, 0.02
-    ring = [(-a, -a), (a, -a), (a, a), (-a, a)]
-    hole = [(-b, -b), (b, -b), (b, b), (-b, b)]
-    v = np.array([(x, y, z) for z in (h, -h) for x, y in ring + hole])  # 0-7 top, 8-15 bottom
-    faces = []
-    for k in range(4):
-        o, o2, i, i2 = k, (k + 1) % 4, 4 + k, 4 + (k + 1) % 4
-        faces += [(o, o2, i2), (o, i2, i)]  # top, facing +z
-        faces += [(8 + o, 8 + i2, 8 + o2), (8 + o, 8 + i, 8 + i2)]  # bottom, facing -z
-        faces += [(o, 8 + o, 8 + o2), (o, 8 + o2, o2)]  # outer wall, facing out
-        faces += [(i, i2, 8 + i2), (i, 8 + i2, 8 + i)]  # hole wall, facing the hole's axis
-    mesh = trimesh.Trimesh(v, np.array(faces), process=False)
-    assert mesh.is_watertight and mesh.is_winding_consistent and mesh.volume > 0
-    return mesh
-
-
 def test_a_part_with_a_hole_end_to_end(panda: robot_corpus.TestRobot, tmp_path: Path) -> None:
     X_WP = np.eye(4)
     X_WP[:3, 3] = (0.45, 0.0, 0.25)
     part = tmp_path / 'plate.stl'
-    _plate_with_hole().export(part)
+    plate_with_hole().export(part)
     targets = targets_from_mesh(str(part), 150, seed=1, X_WP=X_WP)
     saved: list[int] = []
     db = run_study(_problem(panda, part, X_WP, radius=0.06, max_steps=4), targets.X_WT,
@@ -267,7 +249,7 @@ def test_the_command_line_runs_resumes_and_compares(panda: robot_corpus.TestRobo
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     from robot_state_core.apps.cli import main as cli_main
 
-    _plate_with_hole().export(tmp_path / 'plate.stl')
+    plate_with_hole().export(tmp_path / 'plate.stl')
     share = Path(panda.package_map['example-robot-data']).parent
     study = tmp_path / 'study.yaml'
     study.write_text(f'''

@@ -401,8 +401,9 @@ REACH_LOW_HUE = 0.75
 @pytest.fixture(scope='module')
 def panda_reach(tmp_path_factory: pytest.TempPathFactory) -> tuple[RobotModel, Path, Path]:
     """Panda, a small study's results file (30 targets in reach, 8 beyond) and a part file."""
+    from reach_parts import plate_with_hole
     import robot_corpus
-    from test_reach_study import _plate_with_hole, _problem, _sphere_targets, MAX_REACH
+    from test_reach_study import _problem, _sphere_targets, MAX_REACH
 
     from robot_state_core.reach.executors import InProcess
     from robot_state_core.reach.study import run_study
@@ -415,7 +416,7 @@ def panda_reach(tmp_path_factory: pytest.TempPathFactory) -> tuple[RobotModel, P
     folder = tmp_path_factory.mktemp('reach')
     results, part = folder / 'sphere.reach.npz', folder / 'plate.stl'
     db.save(results)
-    _plate_with_hole().export(part)
+    plate_with_hole().export(part)
     return model, results, part
 
 
