@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from robot_state_core.description.joint_motion import (
+from robot_state_core.description.joint_types.rpy_floating import (
     rpy_floating_map_qdot_to_velocity,
     rpy_floating_map_velocity_to_qdot,
     rpy_floating_pose,

@@ -25,14 +25,12 @@ each kernel compiles one signature; :func:`warm_up` compiles (or loads) them on 
 
 from __future__ import annotations
 
-import hashlib
 import math
-from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
 
-from robot_state_core.jit.decorators import after_compiled, jit
+from robot_state_core.jit.decorators import depend_on_sources, jit
 from robot_state_core.kinematics import compiled as fk_kernels
 from robot_state_core.kinematics.compiled import forward, point_jacobian
 from robot_state_core.spatial import transforms
@@ -75,7 +73,7 @@ def cholesky_solve(A: Any, b: Any, n: int) -> None:  # pragma: no cover - compil
 
 @jit
 def iterate(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: Any,
-            fk_joints: Any, fk_coefficients: Any, motions: Any, X_PC: Any, Q: Any, X_WL: Any,
+            fk_joints: Any, fk_coefficients: Any, X_PC: Any, Q: Any, X_WL: Any,
             tips: Any, tip_offsets: Any, tip_columns: Any, tip_frames: Any, origin: Any,
             J_all: Any, targets: Any, col_v: Any, fold: Any, width: int, damping: float,
             lambda_min: float, max_step: float, z_lower: Any, z_upper: Any, wrap_z: Any,
@@ -91,7 +89,6 @@ def iterate(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: An
         mimic_coefficients: ``(M, 2)`` multiplier and offset.
         fk_joints: The plan's FK joint table.
         fk_coefficients: The plan's FK motion coefficients.
-        motions: ``(R or 1, K, 4, 4)`` multi-DOF joint motions (of variables ``Z`` never moves).
         X_PC: ``(0, 0, 4, 4)`` (local transforms not kept).
         Q: ``(R, nq)`` scratch: the full configurations.
         X_WL: ``(R, L, 4, 4)`` scratch: link poses.
@@ -133,7 +130,7 @@ def iterate(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: An
             q[q_active[i]] = Z[r, i]
         for i in range(mimic.shape[0]):
             q[mimic[i, 0]] = mimic_coefficients[i, 0] * q[mimic[i, 1]] + mimic_coefficients[i, 1]
-    forward(Q, fk_joints, fk_coefficients, motions, X_PC, X_WL)
+    forward(Q, fk_joints, fk_coefficients, X_PC, X_WL)
     for t in range(tips.shape[0]):
         lo = tip_offsets[t]
         hi = tip_offsets[t + 1]
@@ -227,7 +224,7 @@ _PENDING = 1
 
 @jit
 def search(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: Any,
-           fk_joints: Any, fk_coefficients: Any, motions: Any, X_PC: Any, Q: Any, X_WL: Any,
+           fk_joints: Any, fk_coefficients: Any, X_PC: Any, Q: Any, X_WL: Any,
            tips: Any, tip_offsets: Any, tip_columns: Any, tip_frames: Any, origin: Any,
            J_all: Any, targets: Any, col_v: Any, fold: Any, width: int, damping: float,
            lambda_min: float, max_step: float, z_lower: Any, z_upper: Any, wrap_z: Any,
@@ -259,7 +256,7 @@ def search(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: Any
     done = 0
     while done < budget and R > 0:
         iterate(Z, base, q_active, mimic, mimic_coefficients, fk_joints, fk_coefficients,
-                motions, X_PC, Q, X_WL, tips, tip_offsets, tip_columns, tip_frames, origin,
+                X_PC, Q, X_WL, tips, tip_offsets, tip_columns, tip_frames, origin,
                 J_all, targets, col_v, fold, width, damping, lambda_min, max_step, z_lower,
                 z_upper, wrap_z, E, J, A, b, perr, rerr, norm, Z_next)
         done += 1
@@ -430,33 +427,11 @@ def start_single(seed: Any, base: Any, q_active: Any, mimic: Any, mimic_coeffici
     return 0
 
 
-def _depend_on_fk_kernels(*kernels: Any) -> None:
-    """Key the kernels' on-disk cache entries on the FK/Jacobian kernels' source too.
+# iterate, search and start_single compile the FK and Jacobian kernels (and what those compile
+# in) into themselves: their cache entries are keyed on those sources too.
+depend_on_sources(lambda: (iterate, search, start_single), (fk_kernels, *fk_kernels.SOURCES))
 
-    numba keys a cached function on its own module's file and bytecode only, but :func:`iterate`
-    compiles :func:`~robot_state_core.kinematics.compiled.forward` and
-    :func:`~robot_state_core.kinematics.compiled.point_jacobian` into itself: after a change
-    of ``kinematics/compiled.py`` alone (its tables' layout with it), the cached IK kernels
-    would run the old FK code on the new tables. The same holds for the scalar rotation log
-    and angle wrap of ``spatial/transforms.py``. The hash of those two files is added to each
-    kernel's cache index key (numba's ``FunctionCache._index_key``; numba is pinned in
-    constraints.txt), so such a change recompiles them.
-    """
-    sources = (Path(str(m.__file__)).read_bytes() for m in (fk_kernels, transforms))
-    stamp = hashlib.sha256(b''.join(sources)).hexdigest()
-    for kernel in kernels:
-        cache = kernel._cache
-        index_key = cache._index_key
-
-        def keyed(sig: Any, codegen: Any, index_key: Any = index_key) -> Any:
-            return (*index_key(sig, codegen), stamp)
-
-        cache._index_key = keyed
-
-
-after_compiled(lambda: _depend_on_fk_kernels(iterate, search, start_single))
-
-_READ_ONLY = (2, 3, 4, 11, 12, 18, 19, 24, 25, 26)
+_READ_ONLY = (2, 3, 4, 10, 11, 17, 18, 23, 24, 25)
 '''Arguments of :func:`iterate` that the solver passes read-only (its kernel tables).'''
 
 
@@ -468,7 +443,7 @@ def warm_up() -> None:
     i = np.intp
     args: list[Any] = [
         np.zeros((0, 1)), np.zeros((1, 1)), np.zeros(1, i), np.zeros((0, 2), i),
-        np.zeros((0, 2)), np.zeros((0, 5), i), np.zeros((0, 4, 3, 4)), np.zeros((1, 0, 4, 4)),
+        np.zeros((0, 2)), np.zeros((0, 4), i), np.zeros((0, 4, 3, 4)),
         np.zeros((0, 0, 4, 4)), np.zeros((0, 1)), np.zeros((0, 1, 4, 4)), np.zeros(1, i),
         np.zeros(2, i), np.zeros((0, 4), i), np.zeros((0, 4, 3)), np.zeros((1, 3)),
         np.zeros((1, 0, 6, 1)), np.zeros((1, 1, 4, 4)), np.zeros(0, i), np.zeros((0, 1)), 6,

@@ -95,7 +95,7 @@ from robot_state_core.errors import (
 from robot_state_core.ik.cache import default_ik_cache, IKCache
 from robot_state_core.ik.types import IKOptions, IKRequest, IKResult, IKStatus, ValidityCallback
 from robot_state_core.jit import kernels
-from robot_state_core.kinematics.forward import multi_dof_motions, run_forward
+from robot_state_core.kinematics.forward import run_forward
 from robot_state_core.kinematics.jacobian import link_columns, link_jacobians
 from robot_state_core.kinematics.plan import LinkColumns, ready_kernels
 from robot_state_core.model.joint_model_group import JointModelGroup
@@ -481,7 +481,6 @@ class _Scratch:
 
     base: FloatArray  # (R or 1, nq)
     targets: FloatArray  # (T, R or 1, 4, 4) C-contiguous
-    motions: FloatArray  # (R or 1, K, 4, 4) multi-DOF motions (those joints never move)
     Q: FloatArray  # (R, nq)
     X_WL: FloatArray  # (R, L, 4, 4)
     J_all: FloatArray  # (T, R, 6, nv) zeros outside the tips' columns
@@ -503,7 +502,6 @@ class _Scratch:
         base = np.array(rows.base, order='C')  # copies: writable and C-contiguous, always
         return _Scratch(
             base=base, targets=np.array(rows.target, order='C'),
-            motions=np.ascontiguousarray(multi_dof_motions(p, base)),
             Q=np.empty((R, base.shape[1])), X_WL=np.empty((R, p.link_count, 4, 4)),
             J_all=np.zeros((T, R, 6, k.nv)), E=np.empty((R, m)), J=np.empty((m, k.n)),
             A=np.empty((big, big)), b=np.empty(big), perr=np.empty(R), rerr=np.empty(R),
@@ -546,8 +544,6 @@ class _Workspace:
     state: IntArray  # (2,) the burst kernel's pool entry and seeds tried
     targets: FloatArray  # (T, 1, 4, 4) the scratch's targets
     scratch: _Scratch
-    multi_q: IntArray  # the multi-DOF joints' variables (the inputs of the scratch's motions)
-    motions_for: list[bytes]  # [those variables' bytes the motions were computed for]
 
     @staticmethod
     def take(search: _Search, K: int, size: int) -> _Workspace:
@@ -566,9 +562,7 @@ class _Workspace:
         targets = np.empty((T, 1, 4, 4))
         i = np.intp
         scratch = _Scratch(
-            base=base, targets=targets,  # motions: filled per request, or the shared empty one
-            motions=(np.empty((1, p.fk_multi_count, 4, 4)) if p.fk_multi_count
-                     else multi_dof_motions(p, base)), Q=np.empty((K, nq)),
+            base=base, targets=targets, Q=np.empty((K, nq)),
             X_WL=np.empty((K, p.link_count, 4, 4)), J_all=np.zeros((T, K, 6, k.nv)),
             E=np.empty((K, m)), J=np.empty((m, k.n)), A=np.empty((big, big)), b=np.empty(big),
             perr=np.empty(K), rerr=np.empty(K), norm=np.empty(K), Z_next=np.empty((K, na)))
@@ -579,9 +573,7 @@ class _Workspace:
             solution=np.empty((1, nq)), solution_error=np.empty((1, 2)),
             best_norm=np.empty(1), best_z=np.empty((1, na)), best_error=np.empty((1, 2)),
             vetoed=np.empty(1, i), finished_iter=np.empty(1, i), finished_time=np.empty(1),
-            pool_next=np.empty(1, i), state=np.empty(2, i), targets=targets, scratch=scratch,
-            multi_q=np.concatenate((p.planar_q.ravel(), p.floating_q.ravel(), p.rpy_q.ravel())),
-            motions_for=[b''])
+            pool_next=np.empty(1, i), state=np.empty(2, i), targets=targets, scratch=scratch)
 
     def give_back(self, entry: _KernelCache) -> None:
         """Make this workspace this thread's idle one again (the search is over)."""
@@ -679,11 +671,6 @@ class _Search:
         self.finished_iter[0] = 0
         self.finished_time[0] = 0.0
         self.iterations = 0
-        if self.plan.fk_multi_count:  # joints outside the problem (the motions are constant)
-            key = base[0, ws.multi_q].tobytes()
-            if key != ws.motions_for[0]:  # (a mobile base that did not move: 40 µs saved)
-                ws.scratch.motions[...] = multi_dof_motions(self.plan, base)
-                ws.motions_for[0] = key
         self._scratch = ws.scratch
         table = self._table() if k.sample_all and o.ranked_restarts else None
         if table is None:
@@ -960,7 +947,7 @@ class _Search:
         state[1] = self.seeds_tried[0]
         ran: int = _ik_kernels().search(
             self.z, s.base, k.q_active, k.mimic, k.mimic_coefficients, self.plan.fk_joints,
-            self.plan.fk_coefficients, s.motions, _NO_LOCALS, s.Q, s.X_WL, k.tips,
+            self.plan.fk_coefficients, _NO_LOCALS, s.Q, s.X_WL, k.tips,
             k.tip_offsets, k.tip_table, k.tip_frames, _ORIGIN, s.J_all, s.targets, k.col_v,
             k.fold, 3 if k.position_only else 6, float(o.damping), _LAMBDA_MIN,
             float(o.max_step), k.z_lower, k.z_upper, k.wrap_z, s.E, s.J, s.A, s.b, s.perr,
@@ -978,7 +965,7 @@ class _Search:
         z_next = np.empty_like(self.z)
         _ik_kernels().iterate(
             self.z, s.base, k.q_active, k.mimic, k.mimic_coefficients, self.plan.fk_joints,
-            self.plan.fk_coefficients, s.motions, _NO_LOCALS, s.Q, s.X_WL, k.tips,
+            self.plan.fk_coefficients, _NO_LOCALS, s.Q, s.X_WL, k.tips,
             k.tip_offsets, k.tip_table, k.tip_frames, _ORIGIN, s.J_all, s.targets, k.col_v,
             k.fold, 3 if k.position_only else 6, float(o.damping), _LAMBDA_MIN,
             float(o.max_step), k.z_lower, k.z_upper, k.wrap_z, s.E, s.J, s.A, s.b, s.perr,
@@ -1273,7 +1260,7 @@ def _check_seed(model: RobotModel, seed: Any) -> tuple[FloatArray | None, str]:
         return None, f'seed must have shape ({model.nq},), got {a.shape}'
     if not np.isfinite(a).all():
         return None, 'seed is not finite'
-    if not kinematics.plan(model).floating.size:
+    if not kinematics.plan(model).floating_labels:
         return a, ''
     return _check_seed_quaternions(model, a)
 
@@ -1281,7 +1268,7 @@ def _check_seed(model: RobotModel, seed: Any) -> tuple[FloatArray | None, str]:
 def _check_seed_quaternions(model: RobotModel, seeds: FloatArray) -> tuple[FloatArray | None, str]:
     """``(seeds, '')``, or ``(None, reason)`` when a FLOATING quaternion is degenerate."""
     p = kinematics.plan(model)
-    if p.floating.size:
+    if p.floating_labels:
         try:
             check_quat_xyzw(seeds[..., p.floating_q[:, 3:]], 'seed',
                             'the quaternion (rot_x, rot_y, rot_z, rot_w)', p.floating_labels)

@@ -20,17 +20,19 @@ never the install tree (which may be read-only: colcon install, system packages)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+import hashlib
 import os
+from pathlib import Path
 import sys
 import threading
-from types import FunctionType
+from types import FunctionType, ModuleType
 from typing import Any, cast, TypeVar
 
 from robot_state_core.jit import kernels
 from robot_state_core.jit.cache import cache_directory
 
-__all__ = ['after_compiled', 'inline', 'jit', 'materialize']
+__all__ = ['after_compiled', 'depend_on_sources', 'inline', 'jit', 'materialize']
 
 _F = TypeVar('_F', bound=Callable[..., Any])
 _lock = threading.RLock()
@@ -89,6 +91,34 @@ def after_compiled(callback: Callable[[], None]) -> None:
             _after.append(callback)
             return
     callback()
+
+
+def depend_on_sources(kernels_of: Callable[[], Iterable[Any]],
+                      modules: Iterable[ModuleType]) -> None:
+    """Key the on-disk cache entries of some kernels on other modules' source too.
+
+    numba keys a cached function on its own module's file and bytecode only, but a kernel
+    that compiles another module's function into itself (a joint type's motion, the spatial
+    library's scalar rotations, the FK kernels inside IK's) would load stale machine code
+    after a change of that module alone. The hash of those modules' files is added to each
+    kernel's cache index key (numba's ``FunctionCache._index_key``; numba is pinned in
+    constraints.txt), so such a change recompiles them. Runs once the kernels are numba
+    dispatchers (:func:`after_compiled`); ``kernels_of`` returns them then.
+    """
+    sources = [Path(str(m.__file__)) for m in modules]
+
+    def key() -> None:
+        stamp = hashlib.sha256(b''.join(p.read_bytes() for p in sources)).hexdigest()
+        for kernel in kernels_of():
+            cache = kernel._cache
+            index_key = cache._index_key
+
+            def keyed(sig: Any, codegen: Any, index_key: Any = index_key) -> Any:
+                return (*index_key(sig, codegen), stamp)
+
+            cache._index_key = keyed
+
+    after_compiled(key)
 
 
 def materialize() -> None:

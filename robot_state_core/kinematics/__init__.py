@@ -21,10 +21,10 @@ One kernel per quantity (compiled with numba in :mod:`.compiled`, with the packa
 decorator from :mod:`robot_state_core.jit`; imported and compiled on first use, cached in the
 user cache directory):
 
-* joint motions: :mod:`~robot_state_core.description.joint_motion`, the one joint-motion
-  kernel: ``one_dof_motion_coefficients`` (1-DOF joints, at plan time: the FK plan's motion
-  polynomials) and ``multi_dof_motion`` (planar, floating, rpy_floating, per call, handed to
-  the FK kernel by :func:`~.forward.multi_dof_motions`);
+* joint motions: each joint type's module in :mod:`robot_state_core.description.joint_types`:
+  ``motion_coefficients`` (1-DOF joints, at plan time: the FK plan's motion polynomials) and
+  ``motion_rows`` (planar, floating, rpy_floating: plain Python on floats, compiled into the
+  FK kernels, which evaluate them per call);
 * local joint transforms: ``compiled.local_rows``, called by the FK kernel
   ``compiled.forward`` and by ``compiled.local_transforms`` (:func:`local_joint_transforms`);
 * link poses: ``compiled.compose_into`` (the one composition; its product

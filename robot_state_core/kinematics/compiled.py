@@ -6,17 +6,18 @@ directory, nogil). Imported on first use by
 numba costs 0.4-0.7 s to import, and a node's first ``/tf_static`` needs no FK); every kernel
 compiles lazily on its first call, then loads from the on-disk cache.
 
-One source of the joint math: the kernels contain none of their own.
+One source of the joint math: the kernels contain none of their own; each joint type's
+module (:mod:`robot_state_core.description.joint_types`) owns it.
 * 1-DOF joints (revolute, continuous, prismatic): the local transform is the motion
   polynomial ``X_PC = B0 + sin θ B1 + (1 - cos θ) B2 + θ B3`` whose coefficients the plan builds
-  once from :func:`robot_state_core.description.joint_motion.one_dof_motion_coefficients`
-  (premultiplied by the joint origin ``X_PJ``); the kernel only evaluates it, skipping the
-  terms that vanish for the joint's kind (no ``θ B3`` for rotations, no sin/cos for
-  prismatic joints).
-* Multi-DOF joints (planar, floating, rpy_floating): their motions ``X_FM(q)`` come from
-  :func:`robot_state_core.description.joint_motion.multi_dof_motion` (numpy, batched, the
-  quaternion normalised there) and the kernel composes ``X_PJ @ X_FM`` with
-  :func:`product_row`, the same product that composes link poses (:func:`compose_into`).
+  once from the type's ``motion_coefficients`` (premultiplied by the joint origin ``X_PJ``);
+  the kernel only evaluates it, skipping the terms that vanish for the joint's kind (no
+  ``θ B3`` for rotations, no sin/cos for prismatic joints).
+* Multi-DOF joints (planar, floating, rpy_floating): their motions ``X_FM(q)`` come from the
+  type's ``motion_rows`` (plain Python on floats, compiled here; a floating joint's quaternion
+  normalised there, and tested by its ``usable_quaternion``) and the kernel composes
+  ``X_PJ @ X_FM`` with :func:`product_row`, the same product that composes link poses
+  (:func:`compose_into`).
 
 Every kernel writes into caller-provided arrays: ``(N, ...)`` batches of configurations. The
 single configuration has its own entry points (:func:`forward_one`, :func:`point_jacobian_one`,
@@ -36,25 +37,33 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from robot_state_core.description.joint_types import floating, mimic, planar, rpy_floating
+from robot_state_core.jit.decorators import depend_on_sources
 from robot_state_core.jit.decorators import inline as _inline
 from robot_state_core.jit.decorators import jit as _jit
 from robot_state_core.spatial import transforms
+
+# The joint types' own scalar math (one source each), compiled into the kernels below.
+_planar_rows = _inline(planar.motion_rows)
+_floating_rows = _inline(floating.motion_rows)
+_rpy_rows = _inline(rpy_floating.motion_rows)
+_usable_quaternion = _inline(floating.usable_quaternion)
 
 # ---------------------------------------------------------------------------- FK
 
 
 @_inline
-def local_rows(q: Any, joints: Any, coefficients: Any, motions: Any,
-               j: int) -> Any:  # pragma: no cover - compiled
+def local_rows(q: Any, joints: Any, coefficients: Any, j: int) -> Any:  # pragma: no cover
     """The top three rows of joint ``j``'s local transform ``X_PC(q)``: three 4-tuples.
 
-    ``joints[j]``: kind (0 fixed, 1 revolute/continuous, 2 multi-DOF, 3 prismatic), q index,
-    motion slot, parent link, child link. ``coefficients`` ``(J, 4, 3, 4)``: the top rows of
-    the motion polynomial ``X_PC = B0 + sin θ B1 + (1 - cos θ) B2 + θ B3`` (``B0 = X_PJ``;
-    the plan's kinds say which terms vanish: ``B3 = 0`` and the translation columns of
-    ``B1, B2`` for rotations (about an axis through the joint origin), ``B1 = B2 = 0`` and
-    only ``B3``'s translation column nonzero for prismatic joints); multi-DOF joints give
-    ``X_PJ @ motions[slot]`` (``motions`` ``(K, 4, 4)``).
+    ``joints[j]``: kind (each joint type module's ``KERNEL_KIND``: 0 fixed, 1 revolute/
+    continuous, 3 prismatic, 4 planar, 5 floating, 6 rpy_floating), index of its first
+    variable in ``q``, parent link, child link. ``coefficients`` ``(J, 4, 3, 4)``: the top rows
+    of the motion polynomial ``X_PC = B0 + sin θ B1 + (1 - cos θ) B2 + θ B3`` (``B0 = X_PJ``;
+    the kinds say which terms vanish: ``B3 = 0`` and the translation columns of ``B1, B2``
+    for rotations (about an axis through the joint origin), ``B1 = B2 = 0`` and only
+    ``B3``'s translation column nonzero for prismatic joints); multi-DOF joints give
+    ``X_PJ @ X_FM(q)`` with ``X_FM``'s rows from their module's ``motion_rows``.
     """
     B = coefficients
     kind = joints[j, 0]
@@ -86,19 +95,18 @@ def local_rows(q: Any, joints: Any, coefficients: Any, motions: Any,
         return ((B[j, 0, 0, 0], B[j, 0, 0, 1], B[j, 0, 0, 2], B[j, 0, 0, 3]),
                 (B[j, 0, 1, 0], B[j, 0, 1, 1], B[j, 0, 1, 2], B[j, 0, 1, 3]),
                 (B[j, 0, 2, 0], B[j, 0, 2, 1], B[j, 0, 2, 2], B[j, 0, 2, 3]))
-    M = motions[joints[j, 2]]
+    if kind == 4:
+        M0, M1, M2 = _planar_rows(q, joints[j, 1])
+    elif kind == 5:
+        M0, M1, M2 = _floating_rows(q, joints[j, 1])
+    else:
+        M0, M1, M2 = _rpy_rows(q, joints[j, 1])
     return (product_row(B[j, 0, 0, 0], B[j, 0, 0, 1], B[j, 0, 0, 2], B[j, 0, 0, 3],
-                        (M[0, 0], M[0, 1], M[0, 2], M[0, 3]),
-                        (M[1, 0], M[1, 1], M[1, 2], M[1, 3]),
-                        (M[2, 0], M[2, 1], M[2, 2], M[2, 3])),
+                        M0, M1, M2),
             product_row(B[j, 0, 1, 0], B[j, 0, 1, 1], B[j, 0, 1, 2], B[j, 0, 1, 3],
-                        (M[0, 0], M[0, 1], M[0, 2], M[0, 3]),
-                        (M[1, 0], M[1, 1], M[1, 2], M[1, 3]),
-                        (M[2, 0], M[2, 1], M[2, 2], M[2, 3])),
+                        M0, M1, M2),
             product_row(B[j, 0, 2, 0], B[j, 0, 2, 1], B[j, 0, 2, 2], B[j, 0, 2, 3],
-                        (M[0, 0], M[0, 1], M[0, 2], M[0, 3]),
-                        (M[1, 0], M[1, 1], M[1, 2], M[1, 3]),
-                        (M[2, 0], M[2, 1], M[2, 2], M[2, 3])))
+                        M0, M1, M2))
 
 
 @_jit
@@ -154,64 +162,82 @@ def set_root(X_WL: Any) -> None:  # pragma: no cover - compiled
 
 
 @_jit
-def forward(Q: Any, joints: Any, coefficients: Any, motions: Any, X_PC: Any,
+def forward(Q: Any, joints: Any, coefficients: Any, X_PC: Any,
             X_WL: Any) -> None:  # pragma: no cover - compiled
     """The FK kernel: link poses ``X_WL`` ``(N, L, 4, 4)`` of configurations ``Q`` ``(N, nq)``.
 
     Joints in topological order: ``X_WL[child] = X_WL[parent] @ X_PC`` (:func:`local_rows`,
-    :func:`compose_into`); the root is the identity. ``motions`` ``(N or 1, K, 4, 4)``:
-    multi-DOF joint motions per configuration (``K = 0`` without such joints). ``X_PC``
-    ``(N, J, 4, 4)`` also receives the local transforms; pass an empty ``(0, ...)`` array when
-    they are not wanted.
+    :func:`compose_into`); the root is the identity. ``X_PC`` ``(N, J, 4, 4)`` also receives
+    the local transforms; pass an empty ``(0, ...)`` array when they are not wanted. The
+    caller has checked ``Q`` (finite, usable quaternions).
     """
-    last_motion = motions.shape[0] - 1
     keep = X_PC.shape[0] > 0
     for n in range(Q.shape[0]):
         q = Q[n]
-        M = motions[min(n, last_motion)]
         X = X_WL[n]
         set_root(X)
         for j in range(joints.shape[0]):
-            L0, L1, L2 = local_rows(q, joints, coefficients, M, j)
+            L0, L1, L2 = local_rows(q, joints, coefficients, j)
             if keep:
                 store(X_PC, n, j, L0, L1, L2)
-            compose_into(X, joints[j, 3], joints[j, 4], L0, L1, L2)
+            compose_into(X, joints[j, 2], joints[j, 3], L0, L1, L2)
+
+
+FINE = 0
+''':func:`configuration_status`: the configuration is usable.'''
+NOT_FINITE = 1
+''':func:`configuration_status`: a value is NaN or inf.'''
+BAD_QUATERNION = 2
+''':func:`configuration_status`: a floating joint's quaternion defines no rotation.'''
 
 
 @_jit
-def forward_one(q: Any, joints: Any, coefficients: Any, motions: Any,
-                X_WL: Any) -> bool:  # pragma: no cover - compiled
+def configuration_status(q: Any, joints: Any) -> int:  # pragma: no cover - compiled
+    """:data:`FINE`, :data:`NOT_FINITE` or :data:`BAD_QUATERNION` for ``q`` ``(nq,)``.
+
+    The single-configuration kernels' one test of their input (the sum of the values is
+    finite: NaN and inf propagate; each floating joint's ``usable_quaternion``).
+    """
+    total = 0.0
+    for i in range(q.shape[0]):
+        total += q[i]
+    if not math.isfinite(total):
+        return NOT_FINITE
+    for j in range(joints.shape[0]):
+        if joints[j, 0] == 5 and not _usable_quaternion(q, joints[j, 1]):
+            return BAD_QUATERNION
+    return FINE
+
+
+@_jit
+def forward_one(q: Any, joints: Any, coefficients: Any,
+                X_WL: Any) -> int:  # pragma: no cover - compiled
     """The FK kernel for one configuration: link poses ``X_WL`` ``(L, 4, 4)`` of ``q`` ``(nq,)``.
 
     :func:`forward`'s loop for ``N = 1`` (the same :func:`local_rows` and
     :func:`compose_into`, so the poses are bitwise the batch's) with two arrays fewer to
     type at the call (no batch axes, no local-transform output): the single-configuration
-    call's overhead. ``motions`` ``(K, 4, 4)``: the multi-DOF joint motions of ``q``.
+    call's overhead.
 
     Returns:
-        Whether ``q`` is finite (the sum of its values is: NaN and inf propagate), the
-        caller's one finiteness test; ``X_WL`` is meaningless when not.
+        :func:`configuration_status` of ``q``, the caller's one test; ``X_WL`` is
+        meaningless unless :data:`FINE`.
     """
     set_root(X_WL)
     for j in range(joints.shape[0]):
-        L0, L1, L2 = local_rows(q, joints, coefficients, motions, j)
-        compose_into(X_WL, joints[j, 3], joints[j, 4], L0, L1, L2)
-    total = 0.0
-    for i in range(q.shape[0]):
-        total += q[i]
-    return math.isfinite(total)
+        L0, L1, L2 = local_rows(q, joints, coefficients, j)
+        compose_into(X_WL, joints[j, 2], joints[j, 3], L0, L1, L2)
+    return configuration_status(q, joints)
 
 
 @_jit
-def local_transforms(Q: Any, joints: Any, coefficients: Any, motions: Any,
+def local_transforms(Q: Any, joints: Any, coefficients: Any,
                      X_PC: Any) -> None:  # pragma: no cover - compiled
     """Local joint transforms ``X_PC`` ``(N, J, 4, 4)`` of ``Q`` ``(N, nq)`` (no composition)."""
-    last_motion = motions.shape[0] - 1
     for n in range(Q.shape[0]):
         q = Q[n]
-        M = motions[min(n, last_motion)]
         for j in range(joints.shape[0]):
-            L0, L1, L2 = local_rows(q, joints, coefficients, M, j)
+            L0, L1, L2 = local_rows(q, joints, coefficients, j)
             store(X_PC, n, j, L0, L1, L2)
 
 
@@ -219,17 +245,17 @@ _quat_xyzw = _inline(transforms.quat_xyzw_from_rotation_floats)
 
 
 @_jit
-def local_frames(q: Any, joints: Any, coefficients: Any, motions: Any, selected: Any,
-                 translations: Any, quats_xyzw: Any) -> None:  # pragma: no cover - compiled
+def local_frames(q: Any, joints: Any, coefficients: Any, selected: Any, translations: Any,
+                 quats_xyzw: Any) -> None:  # pragma: no cover - compiled
     """/tf's translations ``(K, 3)`` and quaternions ``(K, 4)`` of some joints, one config.
 
     The local transforms of the ``selected`` ``(K,)`` joints for ``q`` ``(nq,)``:
     :func:`local_rows` (as :func:`local_transforms`), then the spatial library's rotation to
     quaternion conversion (``transforms.quat_xyzw_from_rotation_floats``, compiled here; xyzw,
-    w >= 0), so bitwise equal to those two steps in numpy. ``motions`` ``(K_multi, 4, 4)``.
+    w >= 0), so bitwise equal to those two steps in numpy.
     """
     for k in range(selected.shape[0]):
-        L0, L1, L2 = local_rows(q, joints, coefficients, motions, selected[k])
+        L0, L1, L2 = local_rows(q, joints, coefficients, selected[k])
         translations[k, 0] = L0[3]
         translations[k, 1] = L1[3]
         translations[k, 2] = L2[3]
@@ -248,7 +274,7 @@ def compose(joints: Any, X_PC: Any, X_WL: Any) -> None:  # pragma: no cover - co
         set_root(X)
         for j in range(joints.shape[0]):
             L = X_PC[n, j]
-            compose_into(X, joints[j, 3], joints[j, 4],
+            compose_into(X, joints[j, 2], joints[j, 3],
                          (L[0, 0], L[0, 1], L[0, 2], L[0, 3]),
                          (L[1, 0], L[1, 1], L[1, 2], L[1, 3]),
                          (L[2, 0], L[2, 1], L[2, 2], L[2, 3]))
@@ -361,15 +387,18 @@ def point_jacobian(X_WL: Any, link: int, point_L: Any, columns: Any, frames: Any
 
 
 @_jit
-def point_jacobian_one(q: Any, X_WL: Any, link: int, x0: float, x1: float, x2: float,
-                       columns: Any, frames: Any, out: Any) -> bool:  # pragma: no cover
+def point_jacobian_one(q: Any, joints: Any, X_WL: Any, link: int, x0: float, x1: float,
+                       x2: float, columns: Any, frames: Any,
+                       out: Any) -> int:  # pragma: no cover - compiled
     """:func:`point_jacobian` of one configuration (the same :func:`jacobian_into`).
 
     No batch axes and the point as three scalars: the fewest arrays to type at the call.
 
     Args:
-        q: ``(nq,)`` the configuration of ``X_WL``: only tested for finiteness here (the
-            caller's one test when it passes precomputed poses).
+        q: ``(nq,)`` the configuration of ``X_WL``: only tested here
+            (:func:`configuration_status`, the caller's one test when it passes precomputed
+            poses).
+        joints: The FK plan's joint table (:func:`forward_one`'s).
         X_WL: ``(L, 4, 4)`` link poses.
         link: The link the point is fixed on.
         x0: The point's x in the link frame [m].
@@ -380,40 +409,26 @@ def point_jacobian_one(q: Any, X_WL: Any, link: int, x0: float, x1: float, x2: f
         out: ``(6, nv)``, zero in the columns not listed (written here otherwise).
 
     Returns:
-        Whether ``q`` is finite (as :func:`forward_one`'s).
+        :func:`configuration_status` of ``q`` (as :func:`forward_one`'s).
     """
     jacobian_into(X_WL, link, x0, x1, x2, columns, frames, out)
-    total = 0.0
-    for i in range(q.shape[0]):
-        total += q[i]
-    return math.isfinite(total)
+    return configuration_status(q, joints)
 
 
 # ---------------------------------------------------------------------------- mimic fold
 
 
-@_jit
-def fold_mimic(J: Any, mimic: Any) -> None:  # pragma: no cover - compiled
-    """Fold mimic columns into their sources in place: ``J`` ``(R, nv)`` rows.
-
-    ``mimic`` ``(m, 3)``: per mimic joint its velocity index, its source's, the multiplier
-    (sources are never mimic joints: the model composes chains). Column ``source += k *
-    column mimic``, then the mimic columns are zeroed.
-    """
-    for r in range(J.shape[0]):
-        for i in range(mimic.shape[0]):
-            J[r, int(mimic[i, 1])] += mimic[i, 2] * J[r, int(mimic[i, 0])]
-        for i in range(mimic.shape[0]):
-            J[r, int(mimic[i, 0])] = 0.0
+fold_mimic = _jit(mimic.fold_columns)
+'''The mimic fold of Jacobian rows (``joint_types.mimic.fold_columns``, compiled).'''
 
 
 # ---------------------------------------------------------------------------- FK + Jacobian
 
 
 @_jit
-def forward_jacobian_one(q: Any, joints: Any, coefficients: Any, motions: Any, X_WL: Any,
-                         link: int, columns: Any, frames: Any, mimic: Any,
-                         J: Any) -> bool:  # pragma: no cover - compiled
+def forward_jacobian_one(q: Any, joints: Any, coefficients: Any, X_WL: Any, link: int,
+                         columns: Any, frames: Any, mimic: Any,
+                         J: Any) -> int:  # pragma: no cover - compiled
     """FK, the Jacobian of a link's origin and the mimic fold of one configuration, one call.
 
     :func:`forward_one`, then :func:`jacobian_into` at the origin of ``link`` (as
@@ -424,7 +439,6 @@ def forward_jacobian_one(q: Any, joints: Any, coefficients: Any, motions: Any, X
         q: ``(nq,)`` joint positions.
         joints: The FK plan's joint table (:func:`forward_one`'s).
         coefficients: The FK plan's motion polynomials (:func:`forward_one`'s).
-        motions: ``(K, 4, 4)`` the multi-DOF joint motions of ``q``.
         X_WL: ``(L, 4, 4)`` receives the link poses.
         link: The link whose origin's Jacobian is wanted.
         columns: ``(k, 4)`` the link's columns (:func:`point_jacobian`'s).
@@ -433,10 +447,18 @@ def forward_jacobian_one(q: Any, joints: Any, coefficients: Any, motions: Any, X
         J: ``(6, nv)`` zeros; receives the Jacobian.
 
     Returns:
-        Whether ``q`` is finite (:func:`forward_one`'s test); the outputs are meaningless
-        when not.
+        :func:`configuration_status` of ``q`` (:func:`forward_one`'s test); the outputs are
+        meaningless unless :data:`FINE`.
     """
-    finite = forward_one(q, joints, coefficients, motions, X_WL)
+    status = forward_one(q, joints, coefficients, X_WL)
     jacobian_into(X_WL, link, 0.0, 0.0, 0.0, columns, frames, J)
     fold_mimic(J, mimic)
-    return finite
+    return status
+
+
+SOURCES = (transforms, planar, floating, rpy_floating, mimic)
+'''Modules whose functions the kernels here compile into themselves (their cache key).'''
+depend_on_sources(
+    lambda: (forward, forward_one, local_transforms, local_frames, compose, point_jacobian,
+             point_jacobian_one, forward_jacobian_one, fold_mimic, configuration_status),
+    SOURCES)

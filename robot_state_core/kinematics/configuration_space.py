@@ -6,8 +6,6 @@ The Lie-group maps of every joint type (angles wrap, quaternions on SO(3)); conv
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -16,20 +14,10 @@ from robot_state_core._typing import (
     as_finite_float,
     FloatArray,
 )
-from robot_state_core.description.joint_motion import multi_dof_motion
-from robot_state_core.description.joints import JointType
+from robot_state_core.description.joint_types import JOINT_TYPES
 from robot_state_core.errors import InvalidArgumentError
-from robot_state_core.kinematics.plan import broadcast_batch, check_configuration, plan
+from robot_state_core.kinematics.plan import broadcast_batch, check_configuration
 from robot_state_core.model.robot_model import RobotModel
-from robot_state_core.spatial.transforms import (
-    quat_xyzw_from_rotation,
-    rotation_exp,
-    rotation_from_quat_xyzw,
-    rotation_from_rpy,
-    rotation_log,
-    rpy_from_rotation,
-    wrap_angle,
-)
 
 
 def joint_motion(model: RobotModel, joint: int, X_PC: FloatArray) -> FloatArray:
@@ -48,52 +36,39 @@ def joint_motion(model: RobotModel, joint: int, X_PC: FloatArray) -> FloatArray:
 def multi_dof_joint_motion(model: RobotModel, joint: int, q: FloatArray) -> FloatArray:
     """``X_FM`` ``(4, 4)`` of a PLANAR, FLOATING or RPY_FLOATING joint from its variables.
 
-    MoveIt's ``JointModel::computeTransform``: the joint-motion kernel
-    (:func:`~robot_state_core.description.joint_motion.multi_dof_motion`) on the joint's slice
-    of ``q``, as FK evaluates it (the plane basis of a planar joint from the plan).
+    MoveIt's ``JointModel::computeTransform``: the joint type module's ``motion`` on the
+    joint's slice of ``q``.
 
     Args:
         model: The robot model.
         joint: Index of a multi-DOF joint.
         q: ``(nq,)`` joint positions (checked by the caller).
     """
-    t = model.joint_types[joint]
     start = int(model.joint_q_start[joint])
-    qj = q[start:start + int(model.joint_nq[joint])]
-    basis = None
-    if t is JointType.PLANAR:
-        p = plan(model)
-        basis = p.planar_basis[int(np.flatnonzero(p.planar == joint)[0])]
-    out: FloatArray = multi_dof_motion(t, qj, basis)
+    out: FloatArray = JOINT_TYPES[model.joint_types[joint]].motion(
+        q[start:start + int(model.joint_nq[joint])])
     return out
 
 
 def joint_positions_from_motion(model: RobotModel, joint: int, X_FM: FloatArray) -> FloatArray:
     """The joint's variables ``(nq_j,)`` whose motion is closest to ``X_FM`` ``(4, 4)``.
 
-    MoveIt ``computeVariablePositions``; components the joint cannot represent are dropped.
+    MoveIt ``computeVariablePositions`` (the joint type module's ``positions_from_motion``);
+    components the joint cannot represent are dropped.
 
     Raises:
         InvalidArgumentError: The joint is FIXED (it has no variables).
     """
     t = model.joint_types[joint]
-    R, p = X_FM[:3, :3], X_FM[:3, 3]
-    axis = np.asarray(model.joint_axes[joint])
-    if t in (JointType.REVOLUTE, JointType.CONTINUOUS):
-        return np.array([float(rotation_log(R) @ axis)])
-    if t is JointType.PRISMATIC:
-        return np.array([float(p @ axis)])
-    if t is JointType.PLANAR:
-        kp = plan(model)
-        P = kp.planar_basis[int(np.flatnonzero(kp.planar == joint)[0])]
-        M = P.T @ R @ P
-        return np.array([p @ P[:, 0], p @ P[:, 1], math.atan2(M[1, 0], M[0, 0])])
-    if t is JointType.FLOATING:
-        return np.concatenate([p, quat_xyzw_from_rotation(R)])
-    if t is JointType.RPY_FLOATING:
-        return np.concatenate([rpy_from_rotation(R), p])
-    raise InvalidArgumentError(f'joint {model.joint_names[joint]!r} ({t.value}) has no '
-                               'variables')
+    module = JOINT_TYPES[t]
+    if not module.NQ:
+        raise InvalidArgumentError(f'joint {model.joint_names[joint]!r} ({t.value}) has no '
+                                   'variables')
+    if hasattr(module, 'motion_coefficients'):  # 1-DOF: along or about the joint's axis
+        out: FloatArray = module.positions_from_motion(X_FM, model.joint_axes[joint])
+    else:
+        out = module.positions_from_motion(X_FM)
+    return out
 
 
 # ---------------------------------------------------------------------------- configuration space
@@ -124,23 +99,8 @@ def integrate(model: RobotModel, q: ArrayLike, v: ArrayLike, dt: float = 1.0) ->
     dt = as_finite_float(dt, 'integrate', 'dt')
     batch = broadcast_batch(qa, va, 'integrate', 'v')
     out = np.array(np.broadcast_to(qa, (*batch, model.nq)))
-    simple = p.q_of_v >= 0
-    out[..., p.q_of_v[simple]] += va[..., simple] * dt
-    for joints, kind in ((p.floating, 'floating'), (p.rpy, 'rpy')):
-        if not joints.size:
-            continue
-        v0 = np.asarray(model.joint_v_start)[joints][:, None] + np.arange(6)
-        w, lin = va[..., v0[:, :3]] * dt, va[..., v0[:, 3:]] * dt
-        if kind == 'floating':
-            qs = p.floating_q
-            out[..., qs[:, :3]] += lin
-            R = rotation_exp(w) @ rotation_from_quat_xyzw(out[..., qs[:, 3:]])
-            out[..., qs[:, 3:]] = quat_xyzw_from_rotation(R)
-        else:
-            qs = p.rpy_q
-            out[..., qs[:, 3:]] += lin
-            R = rotation_exp(w) @ rotation_from_rpy(out[..., qs[:, :3]])
-            out[..., qs[:, :3]] = rpy_from_rotation(R)
+    for slots in p.type_slots:  # each joint type's integrate, on all its joints at once
+        out[..., slots.q] = slots.module.integrate(out[..., slots.q], va[..., slots.v] * dt)
     return out
 
 
@@ -160,26 +120,7 @@ def difference(model: RobotModel, q0: ArrayLike, q1: ArrayLike) -> FloatArray:
     b, _ = check_configuration(model, q1, 'difference', 'q1')
     shape = broadcast_batch(a, b, 'difference', 'q1')
     out = np.zeros((*shape, model.nv))
-    simple = p.q_of_v >= 0
-    d = b[..., p.q_of_v[simple]] - a[..., p.q_of_v[simple]]
-    wrap = np.asarray(model.variable_bounded)[p.q_of_v[simple]] == False  # noqa: E712
-    wrap &= np.isin(np.arange(model.nq)[p.q_of_v[simple]], p.angle_variables)
-    d = np.where(wrap, wrap_angle(d), d)
-    out[..., simple] = d
-    for joints, qs, kind in ((p.floating, p.floating_q, 'floating'), (p.rpy, p.rpy_q, 'rpy')):
-        if not joints.size:
-            continue
-        v0 = np.asarray(model.joint_v_start)[joints][:, None] + np.arange(6)
-        if kind == 'floating':
-            R0 = rotation_from_quat_xyzw(a[..., qs[:, 3:]])
-            R1 = rotation_from_quat_xyzw(b[..., qs[:, 3:]])
-            t0, t1 = a[..., qs[:, :3]], b[..., qs[:, :3]]
-        else:
-            R0 = rotation_from_rpy(a[..., qs[:, :3]])
-            R1 = rotation_from_rpy(b[..., qs[:, :3]])
-            t0, t1 = a[..., qs[:, 3:]], b[..., qs[:, 3:]]
-        out[..., v0[:, :3]] = rotation_log(R1 @ np.swapaxes(R0, -1, -2))
-        out[..., v0[:, 3:]] = t1 - t0
+    for slots in p.type_slots:  # each joint type's difference, on all its joints at once
+        out[..., slots.v] = slots.module.difference(a[..., slots.q], b[..., slots.q],
+                                                    slots.wrap)
     return out
-
-

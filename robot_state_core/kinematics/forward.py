@@ -2,9 +2,9 @@
 
 One kernel: every function here runs the compiled FK kernel
 :func:`robot_state_core.kinematics.compiled.forward` (local transforms from the plan's motion
-polynomials and :func:`~robot_state_core.description.joint_motion.multi_dof_motion`, composed
-in joint order by :func:`~robot_state_core.kinematics.compiled.compose_into`), or one of its two
-halves (:func:`~robot_state_core.kinematics.compiled.local_transforms`,
+polynomials and the multi-DOF joint types' ``motion_rows``, composed in joint order by
+:func:`~robot_state_core.kinematics.compiled.compose_into`), or one of its two halves
+(:func:`~robot_state_core.kinematics.compiled.local_transforms`,
 :func:`~robot_state_core.kinematics.compiled.compose`). A single configuration is the batch of
 one. Conventions: :mod:`robot_state_core.kinematics`.
 """
@@ -31,32 +31,27 @@ from robot_state_core._typing import (
     FloatArray,
     IntArray,
 )
-from robot_state_core.description.joint_motion import multi_dof_motion
-from robot_state_core.description.joints import JointType
 from robot_state_core.description.scene_graph import SceneGraph
 from robot_state_core.errors import InvalidArgumentError, InvalidTypeError, ModelMismatchError
 from robot_state_core.kinematics.plan import (
     build_plan,
     check_configuration,
     check_link,
+    check_values,
     compiled_kernels,
+    configuration_error,
     entries,
     FLOAT64,
     kernel_entry,
     KinematicsPlan,
-    not_finite,
     plan,
 )
 from robot_state_core.model.robot_model import RobotModel
 
 # ---------------------------------------------------------------------------- kernel arguments
 
-_NO_MOTIONS = np.empty((1, 0, 4, 4))
-# The motions argument of models without multi-DOF joints (writable: one kernel signature).
 _NO_LOCALS = np.empty((0, 0, 4, 4))
 # The local-transforms argument when only link poses are wanted.
-NO_MOTION = np.empty((0, 4, 4))
-# The motions argument of one configuration of a model without multi-DOF joints.
 
 
 def kernel_rows(q: FloatArray) -> FloatArray:
@@ -70,26 +65,6 @@ def kernel_rows(q: FloatArray) -> FloatArray:
     if not (rows.flags.c_contiguous and rows.flags.writeable):
         rows = np.array(rows, dtype=np.float64, order='C')
     return rows
-
-
-def multi_dof_motions(p: KinematicsPlan, Q: FloatArray) -> FloatArray:
-    """Motions ``(N, K, 4, 4)`` of the multi-DOF joints for ``Q`` ``(N, nq)`` (kernel order).
-
-    From :func:`~robot_state_core.description.joint_motion.multi_dof_motion`, the one
-    multi-DOF joint-motion kernel; a shared empty array when the model has none.
-    """
-    if not p.fk_multi_count:
-        return _NO_MOTIONS
-    M = np.empty((Q.shape[0], p.fk_multi_count, 4, 4))
-    k = 0
-    for joints, kind, q_index in ((p.planar, JointType.PLANAR, p.planar_q),
-                                  (p.floating, JointType.FLOATING, p.floating_q),
-                                  (p.rpy, JointType.RPY_FLOATING, p.rpy_q)):
-        if joints.size:
-            M[:, k:k + joints.size] = multi_dof_motion(
-                kind, Q[:, q_index], p.planar_basis if kind is JointType.PLANAR else None)
-            k += joints.size
-    return M
 
 
 POOLED_OUTPUT_MIN_BYTES = 32 * 2**20
@@ -182,12 +157,11 @@ def run_forward(p: KinematicsPlan, Q: FloatArray, X_PC: FloatArray | None = None
     n = Q.shape[0]
     X_WL = pose_output((n, p.link_count, 4, 4))
     forward = compiled_kernels().forward
-    M = multi_dof_motions(p, Q)
     locals_ = _NO_LOCALS if X_PC is None else X_PC
     pool, threads = _workers() if n * p.joint_count >= PARALLEL_MIN_COMPOSITIONS else (None, 1)
     chunks = min(_CHUNKS_PER_THREAD * threads, n)
     if pool is None or chunks < 2:
-        forward(Q, p.fk_joints, p.fk_coefficients, M, locals_, X_WL)
+        forward(Q, p.fk_joints, p.fk_coefficients, locals_, X_WL)
         return X_WL
     edges = [n * b // chunks for b in range(chunks + 1)]
     claims = itertools.count()
@@ -199,7 +173,6 @@ def run_forward(p: KinematicsPlan, Q: FloatArray, X_PC: FloatArray | None = None
             lo, hi = edges[b], edges[b + 1]
             try:
                 forward(Q[lo:hi], p.fk_joints, p.fk_coefficients,
-                        M[lo:hi] if M.shape[0] > 1 else M,
                         locals_ if X_PC is None else locals_[lo:hi], X_WL[lo:hi])
             except BaseException as err:  # re-raised by the caller
                 failures.append(err)
@@ -226,20 +199,20 @@ def run_forward_one(p: KinematicsPlan, q: FloatArray, function: str) -> FloatArr
 
     :func:`~robot_state_core.kinematics.compiled.forward_one`, the batch kernel's loop for
     one configuration (bitwise the same poses) with the fewest arrays crossing into numba.
-    ``q`` may be unchecked for finiteness (``check_configuration(..., finite=False)``): the
-    kernel tests it.
+    ``q`` may be unchecked (``check_configuration(..., finite=False)``): the kernel tests it.
 
     Raises:
-        InvalidArgumentError: ``q`` contains NaN or inf (naming ``function``).
+        InvalidArgumentError: ``q`` contains NaN or inf, or a degenerate quaternion (naming
+            ``function``).
     """
     flags = q.flags
     if not (flags.c_contiguous and flags.writeable):
         q = np.array(q, dtype=np.float64, order='C')
     X_WL = np.empty((p.link_count, 4, 4))
-    if not (entries.forward_one or kernel_entry('forward_one'))(
-            q, p.fk_joints, p.fk_coefficients,
-            multi_dof_motions(p, q[None])[0] if p.fk_multi_count else NO_MOTION, X_WL):
-        raise not_finite(function)
+    status = (entries.forward_one or kernel_entry('forward_one'))(
+        q, p.fk_joints, p.fk_coefficients, X_WL)
+    if status:
+        raise configuration_error(p, q, status, function)
     return X_WL
 
 
@@ -259,8 +232,7 @@ def local_joint_transforms(model: RobotModel, q: ArrayLike) -> FloatArray:
     qa, p = check_configuration(model, q, 'local_joint_transforms')
     Q = kernel_rows(qa)
     X_PC = np.empty((Q.shape[0], p.joint_count, 4, 4))
-    compiled_kernels().local_transforms(Q, p.fk_joints, p.fk_coefficients,
-                                        multi_dof_motions(p, Q), X_PC)
+    compiled_kernels().local_transforms(Q, p.fk_joints, p.fk_coefficients, X_PC)
     return X_PC.reshape(qa.shape[:-1] + X_PC.shape[1:])
 
 
@@ -291,8 +263,8 @@ def local_joint_frames(model: RobotModel, q: ArrayLike,
     selected = np.ascontiguousarray(joints, dtype=np.intp)
     translations = np.empty((selected.size, 3))
     quats = np.empty((selected.size, 4))
-    compiled_kernels().local_frames(rows[0], p.fk_joints, p.fk_coefficients,
-                                    multi_dof_motions(p, rows)[0], selected, translations, quats)
+    compiled_kernels().local_frames(rows[0], p.fk_joints, p.fk_coefficients, selected,
+                                    translations, quats)
     return translations, quats
 
 
@@ -312,21 +284,21 @@ def forward_kinematics(model: RobotModel, q: ArrayLike) -> FloatArray:
         references any more, :func:`pose_output`).
     """
     p = model.derived(build_plan)
-    if (type(q) is np.ndarray and q.dtype is FLOAT64 and q.shape == p.single_q_shape
+    if (type(q) is np.ndarray and q.dtype is FLOAT64 and q.shape == p.q_shape
             and q.flags.carray):
-        # The single-configuration fast path (a C-contiguous writable float64 (nq,) array of
-        # a model without multi-DOF joints): the kernel argument as given, its finiteness
-        # tested by the kernel. Everything else takes the general checks below.
+        # The single-configuration fast path (a C-contiguous writable float64 (nq,) array):
+        # the kernel argument as given, its values tested by the kernel. Everything else
+        # takes the general checks below.
         X_WL = np.empty(p.pose_shape)
-        if (entries.forward_one or kernel_entry('forward_one'))(
-                q, p.fk_joints, p.fk_coefficients, NO_MOTION, X_WL):
-            return X_WL
-        raise not_finite('forward_kinematics')
+        status = (entries.forward_one or kernel_entry('forward_one'))(
+            q, p.fk_joints, p.fk_coefficients, X_WL)
+        if status:
+            raise configuration_error(p, q, status, 'forward_kinematics')
+        return X_WL
     qa, p = check_configuration(model, q, 'forward_kinematics', finite=False)
     if qa.ndim == 1:
         return run_forward_one(p, qa, 'forward_kinematics')
-    if not all_finite(qa):
-        raise not_finite('forward_kinematics')
+    check_values(p, qa, 'forward_kinematics')
     X_WL = run_forward(p, kernel_rows(qa))
     return X_WL.reshape(qa.shape[:-1] + X_WL.shape[1:])
 

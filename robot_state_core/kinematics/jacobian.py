@@ -24,8 +24,6 @@ from robot_state_core._typing import (
 from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
 from robot_state_core.kinematics.forward import (
     kernel_rows,
-    multi_dof_motions,
-    NO_MOTION,
     run_forward,
     run_forward_one,
 )
@@ -36,13 +34,13 @@ from robot_state_core.kinematics.plan import (
     check_link,
     check_point,
     compiled_kernels,
+    configuration_error,
     entries,
     FLOAT64,
     kernel_entry,
     KinematicsPlan,
     LINK_COLUMNS_CACHE_SIZE,
     LinkColumns,
-    not_finite,
     plan,
 )
 from robot_state_core.model.robot_model import RobotModel
@@ -74,7 +72,7 @@ def jacobian(model: RobotModel, q: ArrayLike, link: str | int, point_L: ArrayLik
         UnknownNameError, InvalidIndexError, InvalidTypeError: Bad ``link``.
     """
     p = model.derived(build_plan)
-    if (type(q) is np.ndarray and q.dtype is FLOAT64 and q.shape == p.single_q_shape
+    if (type(q) is np.ndarray and q.dtype is FLOAT64 and q.shape == p.q_shape
             and q.flags.carray and point_L is _LINK_ORIGIN and type(link) is str):
         J = _fast_single_jacobian(model, p, q, link, X_WL)
         if J is not None:
@@ -151,20 +149,18 @@ def forward_kinematics_and_jacobian(model: RobotModel, q: ArrayLike, link: str |
         UnknownNameError, InvalidIndexError, InvalidTypeError: Bad ``link``.
     """
     p = model.derived(build_plan)
-    if (type(q) is np.ndarray and q.dtype is FLOAT64 and q.shape == p.single_q_shape
+    if (type(q) is np.ndarray and q.dtype is FLOAT64 and q.shape == p.q_shape
             and q.flags.carray and type(link) is str
             and (c := p.named_link_columns.get(link) or named_link_columns(model, p, link))):
         # A kernel-ready q (as forward_kinematics' fast path) and a known link name: the
-        # arguments go to the kernel as given, q's finiteness tested by it. An unknown name
+        # arguments go to the kernel as given, q's values tested by it. An unknown name
         # takes the general checks below (q's error first, as jacobian).
-        return _forward_and_jacobian_one(q, p, c, NO_MOTION, fold_mimic)
+        return _forward_and_jacobian_one(q, p, c, fold_mimic)
     qa, p = check_configuration(model, q, _FK_AND_JACOBIAN)
     li = check_link(model, link, _FK_AND_JACOBIAN)
     if qa.ndim == 1:
         q1 = qa if qa.flags.carray else np.array(qa, dtype=np.float64, order='C')
-        return _forward_and_jacobian_one(
-            q1, p, link_columns(model, p, li), multi_dof_motions(p, q1[None])[0]
-            if p.fk_multi_count else NO_MOTION, fold_mimic)
+        return _forward_and_jacobian_one(q1, p, link_columns(model, p, li), fold_mimic)
     rows = run_forward(p, kernel_rows(qa))
     X_batch = rows.reshape(qa.shape[:-1] + rows.shape[1:])
     J_batch = jacobian(model, qa, li, X_WL=X_batch)
@@ -175,22 +171,22 @@ def forward_kinematics_and_jacobian(model: RobotModel, q: ArrayLike, link: str |
 
 
 def _forward_and_jacobian_one(q: FloatArray, p: KinematicsPlan, c: LinkColumns,
-                              motions: FloatArray,
                               fold_mimic: bool) -> tuple[FloatArray, FloatArray]:
-    """:func:`forward_kinematics_and_jacobian` of a checked ``q`` ``(nq,)`` (C-contiguous).
+    """:func:`forward_kinematics_and_jacobian` of ``q`` ``(nq,)`` (C-contiguous, writable).
 
-    The one kernel call of both single-configuration paths (``motions`` ``(K, 4, 4)`` of
-    ``q``'s multi-DOF joints; ``c`` the link's tables).
+    The one kernel call of both single-configuration paths (``c`` the link's tables); the
+    kernel tests ``q``.
 
     Raises:
-        InvalidArgumentError: ``q`` contains NaN or inf.
+        InvalidArgumentError: ``q`` contains NaN or inf, or a degenerate quaternion.
     """
     X_WL = np.empty(p.pose_shape)
     J = np.zeros(p.jacobian_shape)
-    if not (entries.forward_jacobian_one or kernel_entry('forward_jacobian_one'))(
-            q, p.fk_joints, p.fk_coefficients, motions, X_WL, c.link, c.columns, c.frames,
-            p.mimic_table if fold_mimic else _NO_MIMIC, J):
-        raise not_finite(_FK_AND_JACOBIAN)
+    status = (entries.forward_jacobian_one or kernel_entry('forward_jacobian_one'))(
+        q, p.fk_joints, p.fk_coefficients, X_WL, c.link, c.columns, c.frames,
+        p.mimic_table if fold_mimic else _NO_MIMIC, J)
+    if status:
+        raise configuration_error(p, q, status, _FK_AND_JACOBIAN)
     return X_WL, J
 
 
@@ -198,12 +194,12 @@ def _fast_single_jacobian(model: RobotModel, p: KinematicsPlan, q: FloatArray, l
                           X_WL: FloatArray | None) -> FloatArray | None:
     """:func:`jacobian`'s fast path: a kernel-ready ``q`` (see the caller) at a link origin.
 
-    The arguments go to the kernels as given, ``q``'s finiteness tested by them. ``None``
+    The arguments go to the kernels as given, ``q``'s values tested by them. ``None``
     (the caller's general path, which raises the right error in the right order) for an
     unknown link or an ``X_WL`` that is not a C-contiguous writable float64 ``(L, 4, 4)``.
 
     Raises:
-        InvalidArgumentError: ``q`` contains NaN or inf.
+        InvalidArgumentError: ``q`` contains NaN or inf, or a degenerate quaternion.
     """
     c = p.named_link_columns.get(link) or named_link_columns(model, p, link)
     if c is None:
@@ -212,14 +208,15 @@ def _fast_single_jacobian(model: RobotModel, p: KinematicsPlan, q: FloatArray, l
     if X_WL is None:
         X_WL = np.empty(p.pose_shape)
         (entries.forward_one or kernel_entry('forward_one'))(
-            q, p.fk_joints, p.fk_coefficients, NO_MOTION, X_WL)
+            q, p.fk_joints, p.fk_coefficients, X_WL)
     elif not (type(X_WL) is np.ndarray and X_WL.dtype is FLOAT64
               and X_WL.shape == p.pose_shape and X_WL.flags.carray):
         return None
     J = np.zeros(p.jacobian_shape)
-    if not (entries.point_jacobian_one or kernel_entry('point_jacobian_one'))(
-            q, X_WL, li, 0.0, 0.0, 0.0, c.columns, c.frames, J):
-        raise not_finite('jacobian')
+    status = (entries.point_jacobian_one or kernel_entry('point_jacobian_one'))(
+        q, p.fk_joints, X_WL, li, 0.0, 0.0, 0.0, c.columns, c.frames, J)
+    if status:
+        raise configuration_error(p, q, status, 'jacobian')
     return J
 
 
@@ -245,8 +242,8 @@ def _single_jacobian(model: RobotModel, p: KinematicsPlan, q: FloatArray, link: 
     if c.columns.shape[0]:
         x0, x1, x2 = _LINK_ORIGIN if point is None else point.tolist()
         (entries.point_jacobian_one or kernel_entry('point_jacobian_one'))(
-            q if q.flags.carray else np.array(q), X_WL, link, float(x0), float(x1), float(x2),
-            c.columns, c.frames, J)
+            q if q.flags.carray else np.array(q), p.fk_joints, X_WL, link, float(x0),
+            float(x1), float(x2), c.columns, c.frames, J)
     return J
 
 

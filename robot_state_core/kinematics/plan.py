@@ -22,20 +22,26 @@ from robot_state_core._typing import (
     IntArray,
 )
 from robot_state_core._typing import read_only as _ro
-from robot_state_core.description.joint_motion import one_dof_motion_coefficients
+from robot_state_core.description.joint_types import JOINT_TYPES
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
 from robot_state_core.jit import kernels
 from robot_state_core.model.robot_model import RobotModel
-from robot_state_core.spatial.transforms import check_quat_xyzw, plane_basis
-
-_ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
+from robot_state_core.spatial.transforms import check_quat_xyzw
 
 LINK_COLUMNS_CACHE_SIZE = 1024
 '''Links whose Jacobian structure is cached per model (every link of any real robot).'''
-_DENSE_FOLD_MAX_NV = 64
-'''Largest ``nv`` for which the mimic fold is one dense ``(nv, nv)`` product (32 kB); larger
-models fold with index arithmetic, so the plan stays O(links + joints) in memory.'''
+
+
+@dataclass(frozen=True)
+class TypeSlots:
+    """The joints of one joint type module in a model and their variables (batched math)."""
+
+    module: ModuleType  # the type's module (:mod:`robot_state_core.description.joint_types`)
+    joints: IntArray  # (k,) joint indices
+    q: IntArray  # (k, NQ) their position variables
+    v: IntArray  # (k, NV) their velocity variables
+    wrap: BoolArray  # (k,) the joint's angle is unbounded: differences take the shortest arc
 
 
 @dataclass(frozen=True)
@@ -67,28 +73,19 @@ class KinematicsPlan:
     # joint's parent link is composed before it). C-contiguous and, unlike every other plan
     # array, writable: numba types read-only arguments on a slow path (+0.5 µs per array
     # per call). Nothing writes them.
-    fk_joints: IntArray  # (J, 5): kind (0 fixed, 1 revolute/continuous, 2 multi-DOF,
-    # 3 prismatic), q index of a 1-DOF joint's variable, row of a multi-DOF joint in the
-    # motions array, parent link, child link
+    fk_joints: IntArray  # (J, 4): kind (the type module's KERNEL_KIND), q index of the
+    # joint's first variable, parent link, child link
     fk_coefficients: FloatArray  # (J, 4, 3, 4): X_PC = B0 + sin θ B1 + (1 - cos θ) B2 + θ B3
-    # (top rows; B0 = X_PJ for every joint)
-    fk_multi_count: int  # K: multi-DOF joints (planar, then floating, then rpy_floating)
-    single_q_shape: tuple[int, ...] | None  # (nq,) when one configuration may take the
-    # single-configuration fast path of :mod:`.forward` / :mod:`.jacobian` (no multi-DOF
-    # joints: their motions and quaternion tests need numpy before the kernel), else None
+    # (top rows; B0 = X_PJ for every joint; 1-DOF joints only use the other terms)
+    q_shape: tuple[int]  # (nq,): one configuration
     pose_shape: tuple[int, int, int]  # (L, 4, 4): one configuration's link poses
     jacobian_shape: tuple[int, int]  # (6, nv): one point Jacobian
-    planar: IntArray
-    planar_q: IntArray  # (P, 3)
-    planar_basis: FloatArray  # (P, 3, 3)
-    floating: IntArray
-    floating_q: IntArray  # (F, 7)
+    type_slots: tuple[TypeSlots, ...]  # per joint type module with moving joints in the model
+    floating_q: IntArray  # (F, 7) variables of the floating joints
     floating_labels: tuple[str, ...]  # "FLOATING joint 'name'" per floating joint (messages)
-    rpy: IntArray
-    rpy_q: IntArray  # (R, 6)
     child: IntArray
     parent: IntArray
-    # Jacobian columns, one per velocity variable:
+    # Jacobian columns, one per velocity variable (each type module's ``velocity_columns``):
     v_joint: IntArray  # (nv,) owning joint
     v_rotational: BoolArray  # (nv,)
     v_axis: FloatArray  # (nv, 3) axis in the column's frame
@@ -97,11 +94,9 @@ class KinematicsPlan:
     mimic_v: IntArray  # (m,) velocity index of each mimic joint
     mimic_source_v: IntArray  # (m,)
     mimic_multiplier: FloatArray
-    mimic_fold: FloatArray | None  # (nv, nv): J_folded = J @ mimic_fold; None for large nv
     mimic_table: FloatArray  # (m, 3): mimic velocity index, source's, multiplier (the compiled
     # fold's table, :func:`~robot_state_core.kinematics.compiled.fold_mimic`; writable, like
     # the FK tables, for numba's fast argument typing; nothing writes it)
-    angle_variables: IntArray  # q indices of angles that wrap (continuous, planar theta)
     link_columns: dict[int, LinkColumns] = field(default_factory=dict, compare=False,
                                                   repr=False)
     '''Jacobian structure per link, filled on first use (bounded, see
@@ -147,8 +142,8 @@ def ready_kernels() -> Any:
     fk = compiled_kernels()
     if not _ready and not kernels.interpreted():  # twins need no warming
         X_WL = np.zeros((1, 1, 4, 4))
-        fk.forward(np.zeros((1, 0)), np.zeros((0, 5), np.intp), np.zeros((0, 4, 3, 4)),
-                   np.zeros((1, 0, 4, 4)), np.zeros((0, 0, 4, 4)), X_WL)
+        fk.forward(np.zeros((1, 0)), np.zeros((0, 4), np.intp), np.zeros((0, 4, 3, 4)),
+                   np.zeros((0, 0, 4, 4)), X_WL)
         fk.point_jacobian(X_WL, 0, np.zeros((1, 3)), np.zeros((0, 4), np.intp),
                           np.zeros((0, 4, 3)), np.zeros((1, 6, 0)))
         _ready = True
@@ -214,7 +209,9 @@ def build_plan(model: RobotModel) -> KinematicsPlan:
     """Build ``model``'s :class:`KinematicsPlan` (once per model).
 
     The builder :func:`plan` passes to ``model.derived``; hot paths call
-    ``model.derived(build_plan)`` themselves (one call less than :func:`plan`).
+    ``model.derived(build_plan)`` themselves (one call less than :func:`plan`). Every joint's
+    numbers come from its type's module (:data:`~robot_state_core.description.joint_types.
+    JOINT_TYPES`).
     """
     J, L, nq, nv = model.joint_count, model.link_count, model.nq, model.nv
     types = model.joint_types
@@ -223,90 +220,68 @@ def build_plan(model: RobotModel) -> KinematicsPlan:
     child = np.asarray(model.joint_child_link)
     parent = np.asarray(model.joint_parent_link)
     parent_joint = np.asarray(model.link_parent_joint)
+    q_start = np.asarray(model.joint_q_start, dtype=np.intp)
+    v_start = np.asarray(model.joint_v_start, dtype=np.intp)
     if np.any(parent_joint[parent] >= np.arange(J)):  # the model's depth-first joint order
         raise RobotStateCoreError('kinematics plan: joints are not in topological order')
-    idx = {t: np.array([j for j, tt in enumerate(types) if tt is t], dtype=np.intp)
-           for t in (JointType.PLANAR, JointType.FLOATING, JointType.RPY_FLOATING)}
-    fk_joints = np.zeros((J, 5), dtype=np.intp)
-    fk_joints[:, 3] = parent
-    fk_joints[:, 4] = child
+    fk_joints = np.stack([np.zeros(J, np.intp), q_start, parent, child], axis=1)
     B = np.zeros((J, 4, 3, 4))
     B[:, 0] = X_PJ[:, :3]
-    multi = np.concatenate([idx[JointType.PLANAR], idx[JointType.FLOATING],
-                            idx[JointType.RPY_FLOATING]])
-    fk_joints[multi, 0] = 2
-    fk_joints[multi, 2] = np.arange(multi.size)
-    for j, t in enumerate(types):  # plan construction (once per model), not a hot path
-        if t in _ONE_DOF:
-            fk_joints[j, :2] = 3 if t is JointType.PRISMATIC else 1, model.joint_q_start[j]
-            B[j, 1:] = (X_PJ[j] @ one_dof_motion_coefficients(t, axes[j])[1:])[:, :3]
-
-    def q_slices(joints: IntArray, n: int) -> IntArray:
-        return (np.asarray(model.joint_q_start)[joints][:, None] + np.arange(n)).reshape(-1, n)
-
-    # Velocity columns.
-    v_joint = np.repeat(np.arange(J, dtype=np.intp), np.asarray(model.joint_nv))
     v_rot = np.zeros(nv, dtype=bool)
     v_axis = np.zeros((nv, 3))
     v_in_f = np.zeros(nv, dtype=bool)
-    q_of_v = np.full(nv, -1, dtype=np.intp)
-    for j, t in enumerate(types):
-        v0, q0 = int(model.joint_v_start[j]), int(model.joint_q_start[j])
-        if t in _ONE_DOF:
-            v_rot[v0] = t is not JointType.PRISMATIC
-            v_axis[v0] = axes[j]
-            q_of_v[v0] = q0
-        elif t is JointType.PLANAR:
-            P = plane_basis(axes[j])
-            v_axis[v0:v0 + 3] = P.T
-            v_rot[v0 + 2] = True
-            v_in_f[v0:v0 + 3] = True
-            q_of_v[v0:v0 + 3] = np.arange(q0, q0 + 3)
-        elif t in (JointType.FLOATING, JointType.RPY_FLOATING):
-            v_axis[v0:v0 + 3] = np.eye(3)
-            v_axis[v0 + 3:v0 + 6] = np.eye(3)
-            v_rot[v0:v0 + 3] = True
-            v_in_f[v0:v0 + 6] = True
+    bounded = np.asarray(model.variable_bounded)
+    members: dict[ModuleType, list[int]] = {}
+    for j, t in enumerate(types):  # plan construction (once per model), not a hot path
+        module = JOINT_TYPES[t]
+        fk_joints[j, 0] = module.KERNEL_KIND
+        if not module.NV:
+            continue
+        members.setdefault(module, []).append(j)
+        if hasattr(module, 'motion_coefficients'):
+            B[j, 1:] = (X_PJ[j] @ module.motion_coefficients(axes[j])[1:])[:, :3]
+            columns = module.velocity_columns(axes[j])
+        else:
+            columns = module.velocity_columns()
+        v0 = v_start[j]
+        v_axis[v0:v0 + module.NV], v_rot[v0:v0 + module.NV], v_in_f[v0:v0 + module.NV] = columns
+    slots = []
+    for module, joints in members.items():
+        js = np.array(joints, dtype=np.intp)
+        wrap = [any(not bounded[q_start[j] + a] for a in module.ANGLE_VARIABLES)
+                for j in joints]
+        slots.append(TypeSlots(
+            module=module, joints=_ro(js, np.intp),
+            q=_ro((q_start[js][:, None] + np.arange(module.NQ)).reshape(-1, module.NQ), np.intp),
+            v=_ro((v_start[js][:, None] + np.arange(module.NV)).reshape(-1, module.NV), np.intp),
+            wrap=_ro(wrap, np.bool_)))
+    v_joint = np.repeat(np.arange(J, dtype=np.intp), np.asarray(model.joint_nv))
+    one_q = np.asarray([JOINT_TYPES[types[j]].NQ == JOINT_TYPES[types[j]].NV for j in v_joint],
+                       dtype=bool)
+    q_of_v = np.where(one_q, q_start[v_joint] + (np.arange(nv) - v_start[v_joint]), -1)
     q_to_v = np.full(nq, -1, dtype=np.intp)
     q_to_v[q_of_v[q_of_v >= 0]] = np.flatnonzero(q_of_v >= 0)
     mimic_v = q_to_v[np.asarray(model.mimic_variable)]
     mimic_src_v = q_to_v[np.asarray(model.mimic_source)]
-    planar = idx[JointType.PLANAR]
+    floating_joints = [j for j, t in enumerate(types) if t is JointType.FLOATING]
     return KinematicsPlan(
         link_count=L, joint_count=J,
         fk_joints=np.ascontiguousarray(fk_joints), fk_coefficients=np.ascontiguousarray(B),
-        fk_multi_count=int(multi.size),
-        single_q_shape=None if multi.size else (nq,), pose_shape=(L, 4, 4),
-        jacobian_shape=(6, nv),
-        planar=_ro(planar, np.intp), planar_q=_ro(q_slices(planar, 3), np.intp),
-        planar_basis=_ro(np.stack([plane_basis(axes[j]) for j in planar]) if planar.size
-                         else np.zeros((0, 3, 3))),
-        floating=_ro(idx[JointType.FLOATING], np.intp),
-        floating_q=_ro(q_slices(idx[JointType.FLOATING], 7), np.intp),
+        q_shape=(nq,), pose_shape=(L, 4, 4), jacobian_shape=(6, nv),
+        type_slots=tuple(slots),
+        floating_q=_ro((q_start[floating_joints][:, None] + np.arange(7)).reshape(-1, 7),
+                       np.intp),
         floating_labels=tuple(f'FLOATING joint {model.joint_names[j]!r}'
-                              for j in idx[JointType.FLOATING]),
-        rpy=_ro(idx[JointType.RPY_FLOATING], np.intp),
-        rpy_q=_ro(q_slices(idx[JointType.RPY_FLOATING], 6), np.intp),
+                              for j in floating_joints),
         child=_ro(child, np.intp), parent=_ro(parent, np.intp),
         v_joint=_ro(v_joint, np.intp), v_rotational=_ro(v_rot, np.bool_), v_axis=_ro(v_axis),
         v_in_joint_frame=_ro(v_in_f, np.bool_),
         q_of_v=_ro(q_of_v, np.intp), mimic_v=_ro(mimic_v, np.intp),
         mimic_source_v=_ro(mimic_src_v, np.intp),
         mimic_multiplier=_ro(np.asarray(model.mimic_multiplier)),
-        mimic_fold=_ro(_fold_matrix(nv, mimic_v, mimic_src_v, np.asarray(model.mimic_multiplier)))
-        if nv <= _DENSE_FOLD_MAX_NV else None,
         mimic_table=np.ascontiguousarray(np.stack(
             [mimic_v, mimic_src_v, np.asarray(model.mimic_multiplier)], axis=1).reshape(-1, 3),
-            dtype=np.float64),
-        angle_variables=angle_variables(model))
-
-
-def _fold_matrix(nv: int, mimic_v: IntArray, source_v: IntArray, mult: FloatArray) -> FloatArray:
-    M = np.eye(nv)
-    for m, s, k in zip(mimic_v, source_v, mult, strict=True):  # once per model
-        M[m, s] += k
-        M[m, m] = 0.0
-    return M
+            dtype=np.float64))
 
 
 FLOAT64 = np.dtype(np.float64)
@@ -323,10 +298,10 @@ def check_configuration(model: RobotModel, q: ArrayLike, function: str, name: st
         q: The configuration(s).
         function: The caller's name (messages).
         name: The argument's name (messages).
-        finite: Test finiteness here. ``False`` only for a caller whose compiled kernel tests
-            it (:func:`~robot_state_core.kinematics.compiled.forward_one` returns it) and
-            raises :func:`not_finite` itself; models with multi-DOF joints are tested here
-            anyway (their numpy motions and the quaternion test need finite values).
+        finite: Test the values here (:func:`check_values`). ``False`` only for a caller that
+            runs a single-configuration kernel, which tests them itself
+            (:func:`~robot_state_core.kinematics.compiled.configuration_status`; the caller
+            raises :func:`configuration_error`), or that calls :func:`check_values` itself.
 
     Raises:
         InvalidArgumentError: Not numeric, wrong shape, NaN or inf, or a FLOATING joint's
@@ -345,22 +320,45 @@ def check_configuration(model: RobotModel, q: ArrayLike, function: str, name: st
         raise InvalidArgumentError(f'{function}: {name} must have shape (..., {model.nq}), got '
                                    f'{shape}')
     p = model.derived(build_plan)
-    floating = p.floating.size
-    # A Python sum is the cheapest finiteness test of one small configuration (NaN and inf
-    # propagate; only values near 1e308, unusable anyway, can overflow it).
-    if (finite or p.fk_multi_count) and not (
-            math.isfinite(sum(a.tolist())) if len(shape) == 1 and shape[0] <= 64
-            else all_finite(a)):
-        raise not_finite(function, name)
-    if floating:
-        check_quat_xyzw(a[..., p.floating_q[:, 3:]], function,
-                        f'{name}: the quaternion (rot_x, rot_y, rot_z, rot_w)',
-                        p.floating_labels)
+    if finite:
+        check_values(p, a, function, name)
     return a, p
 
 
+def check_values(p: KinematicsPlan, a: FloatArray, function: str, name: str = 'q') -> None:
+    """Refuse NaN or inf in ``a`` ``(..., nq)`` and FLOATING joints' degenerate quaternions.
+
+    Raises:
+        InvalidArgumentError: Naming ``function``, ``name`` and the first offending joint.
+    """
+    # A Python sum is the cheapest finiteness test of one small configuration (NaN and inf
+    # propagate; only values near 1e308, unusable anyway, can overflow it).
+    if not (math.isfinite(sum(a.tolist())) if a.ndim == 1 and a.shape[0] <= 64
+            else all_finite(a)):
+        raise not_finite(function, name)
+    if p.floating_labels:
+        check_quat_xyzw(a[..., p.floating_q[:, 3:]], function,
+                        f'{name}: the quaternion (rot_x, rot_y, rot_z, rot_w)',
+                        p.floating_labels)
+
+
+def configuration_error(p: KinematicsPlan, q: FloatArray, status: int,
+                        function: str) -> InvalidArgumentError:
+    """The error of a configuration a kernel found unusable (its nonzero status).
+
+    :func:`check_values`' error for ``q`` ``(nq,)``: the kernels return only a status code
+    (:func:`~robot_state_core.kinematics.compiled.configuration_status`); the message naming
+    the offending joint is built here, on the error path only.
+    """
+    try:
+        check_values(p, q, function)
+    except InvalidArgumentError as err:
+        return err
+    return not_finite(function)  # pragma: no cover - the kernel and check_values agree
+
+
 def not_finite(function: str, name: str = 'q') -> InvalidArgumentError:
-    """The error of a configuration with NaN or inf (:func:`check_configuration`'s)."""
+    """The error of a configuration with NaN or inf (:func:`check_values`')."""
     return InvalidArgumentError(f'{function}: {name} contains NaN or inf')
 
 
@@ -392,13 +390,3 @@ def check_link(model: RobotModel, link: object, function: str) -> int:
     if isinstance(link, str):
         return int(model.link_index(link))
     return as_index(link, model.link_count, function, 'link index')
-
-
-def angle_variables(model: RobotModel) -> IntArray:
-    """Q indices of angles that wrap: continuous joints and planar theta (once per model)."""
-    idx = [int(model.joint_q_start[j]) for j, t in enumerate(model.joint_types)
-           if t is JointType.CONTINUOUS]
-    idx += [int(model.joint_q_start[j]) + 2 for j, t in enumerate(model.joint_types)
-            if t is JointType.PLANAR]
-    out: IntArray = _ro(sorted(idx), np.intp)
-    return out

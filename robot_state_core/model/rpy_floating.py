@@ -2,7 +2,7 @@
 
 The joint lets frame M on the child body move freely relative to frame F on the parent body
 (J-T8). It is a thin class (design study B1) over the kernels in
-:mod:`robot_state_core.description.joint_motion`, which state the conventions:
+:mod:`robot_state_core.description.joint_types.rpy_floating`, which state the conventions:
 
 * positions ``q = [roll, pitch, yaw, x, y, z]`` (angles FIRST, rad; then ``p_FM``, m);
 * velocities ``v = [w_FM; v_FM]`` (angular FIRST, both expressed in F; not the angle rates);
@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robot_state_core._typing import FloatArray
-from robot_state_core.description.joint_motion import (
+from robot_state_core.description.joint_types.rpy_floating import (
     rpy_floating_map_qdot_to_velocity,
     rpy_floating_map_velocity_to_qdot,
     rpy_floating_pose,
@@ -516,7 +516,8 @@ class RpyFloatingJoint:
     def set_orientation(self, context: JointContextLike, R_FM: ArrayLike) -> RpyFloatingJoint:
         """Set the angles so that the orientation equals ``R_FM`` (J-R7).
 
-        The angles come from :func:`~robot_state_core.description.joint_motion.rpy_from_rotation`,
+        The angles come from
+        :func:`~robot_state_core.description.joint_types.rpy_floating.rpy_from_rotation`,
         Drake's ``RollPitchYaw(R_FM)``: pitch in ``[-π/2, π/2]``, roll and yaw in ``[-π, π]``;
         at the singularity the determined angle is split evenly between roll and yaw. Warns
         near the singularity.

@@ -57,6 +57,7 @@ from robot_state_core._typing import (
     IntArray,
 )
 from robot_state_core._typing import read_only as _ro
+from robot_state_core.description.joint_types import floating
 from robot_state_core.description.joints import Joint, JointType
 from robot_state_core.description.links import Link
 from robot_state_core.errors import (
@@ -151,6 +152,7 @@ class _StatePlan:
     rigid_parent: IntArray  # (L,) nearest ancestor reached through non-fixed joint (or root)
     group_velocities: Mapping[str, tuple[IntArray, IntArray]]  # name -> (all, active) v idx
     quat_q: IntArray | None  # (F, 4) q indices of FLOATING quaternions; None without any
+    floating_starts: tuple[int, ...]  # q index of each FLOATING joint's first variable
 
 
 def _state_plan(model: RobotModel) -> _StatePlan:
@@ -172,7 +174,8 @@ def _build_state_plan(model: RobotModel) -> _StatePlan:
     for level in model.levels:  # sweep by depth: a fixed child inherits its parent's entry
         lv = level[fixed[level]]
         rigid[model.joint_child_link[lv]] = rigid[model.joint_parent_link[lv]]
-    quat_q = kinematics.plan(model).floating_q[:, 3:]
+    floating_q = kinematics.plan(model).floating_q
+    quat_q = floating_q[:, 3:]
     groups = {g.name: (_ro(kinematics.velocity_indices_of_joints(model, g.joint_indices),
                            np.intp),
                        _ro(kinematics.velocity_indices_of_joints(model, g.active_joint_indices),
@@ -184,7 +187,8 @@ def _build_state_plan(model: RobotModel) -> _StatePlan:
         geometry_start=_ro(np.concatenate([[0], np.cumsum(counts)]), np.intp),
         X_LG=_ro(np.stack(origins) if origins else np.zeros((0, 4, 4))),
         geometry_extents=ShapeExtents.from_shapes(shapes), rigid_parent=_ro(rigid, np.intp),
-        group_velocities=groups, quat_q=_ro(quat_q, np.intp) if quat_q.size else None)
+        group_velocities=groups, quat_q=_ro(quat_q, np.intp) if quat_q.size else None,
+        floating_starts=tuple(floating_q[:, 0].tolist()))
 
 
 def _resolve_velocity_variables(model: RobotModel, names: Iterable[str],
@@ -434,9 +438,11 @@ class RobotState:
         """
         q = self._q.copy()
         q[index] = values
-        check_quat_xyzw(q[quat_q], 'RobotState: positions',
-                        'the quaternion (rot_x, rot_y, rot_z, rot_w)',
-                        kinematics.plan(self._model).floating_labels)
+        floats = q.tolist()  # the joint type's scalar test; the numpy one names the offender
+        if not all(floating.usable_quaternion(floats, i) for i in self._plan.floating_starts):
+            check_quat_xyzw(q[quat_q], 'RobotState: positions',
+                            'the quaternion (rot_x, rot_y, rot_z, rot_w)',
+                            kinematics.plan(self._model).floating_labels)
         self._q[:] = q
         self._changed('q')
 

@@ -1,52 +1,44 @@
-"""Vectorized joint kernels: local motion transforms and velocity ↔ q̇ maps per joint type.
+"""rpy_floating joints (Drake ``RpyFloatingJoint``): a free rigid motion with roll-pitch-yaw.
 
-This module owns the batched math behind the joint classes (design study B1/B2): pure functions
-over numpy arrays with arbitrary leading batch dimensions and no Python loops. Public functions
-validate shapes once; the private helpers trust their input.
+All of the type's math (seed 001, rows J-T8, J-R5..J-R13, §1.5): the motion (numpy for batches,
+:func:`motion_rows` for the compiled FK), the motion subspace, integrate, difference, the joint
+values of a motion and the velocity ↔ q̇ maps. Conventions:
 
-It is the one joint-motion kernel, also for the compiled FK
-(:mod:`robot_state_core.kinematics.compiled`), which has no joint math of its own: for 1-DOF
-joints the kinematics plan builds, once per model, the coefficients of the motion polynomial
-``X_PC = X_PJ (C0 + sin θ C1 + (1 - cos θ) C2 + θ C3)`` from
-:func:`one_dof_motion_coefficients`, and the compiled kernel only evaluates that polynomial;
-multi-DOF motions (planar, floating, rpy_floating) are computed per call by
-:func:`multi_dof_motion` (batched over configurations) and handed to the kernel, which only
-composes them with the joint origins.
+* positions ``q = [roll, pitch, yaw, x, y, z]`` (angles FIRST, rad; then ``p_FM`` in m);
+* velocities ``v = [w_FM; v_FM]`` (angular FIRST, both expressed in the parent frame F);
+  these are *not* the angle rates;
+* orientation ``R_FM(q) = Rz(yaw) @ Ry(pitch) @ Rx(roll)`` (space-fixed x-y-z, the URDF
+  convention, see :func:`robot_state_core.spatial.transforms.rotation_from_rpy`; its inverse
+  :func:`robot_state_core.spatial.transforms.rpy_from_rotation` is re-exported here);
+* ``v = N⁺(q) q̇`` with ``w_FM = E_F(q) [ṙ, ṗ, ẏ]``,
+  ``E_F = [[cy·cp, -sy, 0], [sy·cp, cy, 0], [-sp, 0, 1]]``, always defined;
+* ``q̇ = N(q) v`` with ``N = (N⁺)⁻¹``, which divides by ``cos(pitch)``: it is singular at
+  the gimbal lock ``pitch = π/2 + kπ`` and raises :class:`SingularityError` when
+  ``|cos(pitch)| <`` :data:`RPY_SINGULARITY_COS_TOL` (Drake's guard).
 
-rpy_floating (Drake ``RpyFloatingJoint``, seed 001, rows J-T8, J-R5..J-R13, §1.5):
-    * positions ``q = [roll, pitch, yaw, x, y, z]`` (angles FIRST, rad; then ``p_FM`` in m);
-    * velocities ``v = [w_FM; v_FM]`` (angular FIRST, both expressed in the parent frame F);
-      these are *not* the angle rates;
-    * orientation ``R_FM(q) = Rz(yaw) @ Ry(pitch) @ Rx(roll)`` (space-fixed x-y-z, the URDF
-      convention, see :func:`robot_state_core.spatial.transforms.rotation_from_rpy`; its inverse
-      :func:`robot_state_core.spatial.transforms.rpy_from_rotation` is re-exported here);
-    * ``v = N⁺(q) q̇`` with ``w_FM = E_F(q) [ṙ, ṗ, ẏ]``,
-      ``E_F = [[cy·cp, -sy, 0], [sy·cp, cy, 0], [-sp, 0, 1]]``, always defined;
-    * ``q̇ = N(q) v`` with ``N = (N⁺)⁻¹``, which divides by ``cos(pitch)``: it is singular at
-      the gimbal lock ``pitch = π/2 + kπ`` and raises :class:`SingularityError` when
-      ``|cos(pitch)| <`` :data:`RPY_SINGULARITY_COS_TOL` (Drake's guard).
+MoveIt has no such type; its distance factor is 6, like a floating joint's (decision S9).
 """
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from robot_state_core._typing import FloatArray
-from robot_state_core.description.joints import JointType
+from robot_state_core._typing import BoolArray, FloatArray
 from robot_state_core.errors import InvalidArgumentError, SingularityError
 from robot_state_core.spatial.transforms import (
-    rotation_from_quat_xyzw,
+    rotation_exp,
     rotation_from_rpy,
+    rotation_log,
     rpy_from_rotation,
-    skew,
 )
 
 __all__ = [
     'RPY_SINGULARITY_COS_TOL',
     'RPY_WARNING_COS_TOL',
-    'multi_dof_motion',
-    'one_dof_motion_coefficients',
     'rpy_floating_map_qdot_to_velocity',
     'rpy_floating_map_velocity_to_qdot',
     'rpy_floating_pose',
@@ -54,6 +46,17 @@ __all__ = [
     'rpy_floating_velocity_to_qdot_matrix',
     'rpy_from_rotation',
 ]
+
+NQ = 6
+NV = 6
+KERNEL_KIND = 6
+'''The compiled FK's code of the type (:mod:`robot_state_core.kinematics.compiled`).'''
+STATE_SPACE_DIMENSION = 6
+'''The default distance factor (a floating joint's: decision S9).'''
+TRANSLATION_VARIABLES: tuple[int, ...] = (3, 4, 5)
+'''Position variables that are translations [m].'''
+ANGLE_VARIABLES: tuple[int, ...] = (0, 1, 2)
+'''Position variables that are angles [rad].'''
 
 RPY_SINGULARITY_COS_TOL = 1e-3
 '''``|cos(pitch)|`` below which the rpy_floating v → q̇ maps raise (Drake's threshold).'''
@@ -63,8 +66,66 @@ RPY_WARNING_COS_TOL = 1e-2
 
 _MAX_LISTED_VALUES = 5
 
-_NQ = 6
-_NV = 6
+_NQ = NQ
+_NV = NV
+
+
+def motion(q: FloatArray) -> FloatArray:
+    """``X_FM`` ``(..., 4, 4)`` of positions ``(..., 6)`` (no argument checks)."""
+    M = np.zeros((*q.shape[:-1], 4, 4))
+    M[..., :3, :3] = rotation_from_rpy(q[..., 0:3])
+    M[..., :3, 3] = q[..., 3:6]
+    M[..., 3, 3] = 1.0
+    return M
+
+
+def motion_rows(q: Any, i: int) -> Any:
+    """The top three rows (4-tuples) of ``X_FM`` of the positions ``q[i:i + 6]``.
+
+    Plain Python on floats, compiled into the FK kernels: the operations of
+    :func:`~robot_state_core.spatial.transforms.rotation_from_rpy` in its order.
+    """
+    cr, cp, cy = math.cos(q[i]), math.cos(q[i + 1]), math.cos(q[i + 2])
+    sr, sp, sy = math.sin(q[i]), math.sin(q[i + 1]), math.sin(q[i + 2])
+    return ((cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr, q[i + 3]),
+            (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr, q[i + 4]),
+            (-sp, cp * sr, cp * cr, q[i + 5]))
+
+
+def velocity_columns() -> tuple[FloatArray, list[bool], list[bool]]:
+    """The motion subspace ``[w_FM; v_FM]``: F's axes, rotations then translations.
+
+    Returns axes ``(6, 3)``, rotational flags and in-joint-frame flags.
+    """
+    return np.vstack([np.eye(3), np.eye(3)]), [True] * 3 + [False] * 3, [True] * 6
+
+
+def integrate(q: FloatArray, v: FloatArray) -> FloatArray:
+    """``q ⊕ v``: ``p + v_FM``, ``R = exp(w_FM) R(rpy)`` ``(..., 6)``.
+
+    Args:
+        q: ``(..., 6)`` positions.
+        v: ``(..., 6)`` ``[w_FM; v_FM]`` times the duration.
+    """
+    out = np.array(q, dtype=np.float64)
+    out[..., 3:] += v[..., 3:]
+    out[..., :3] = rpy_from_rotation(rotation_exp(v[..., :3]) @ rotation_from_rpy(q[..., :3]))
+    return out
+
+
+def difference(q0: FloatArray, q1: FloatArray, wrap: BoolArray | None = None) -> FloatArray:
+    """``v`` ``(..., 6)`` with ``integrate(q0, v) == q1``: ``[log(R1 R0ᵀ); p1 - p0]``."""
+    R0 = rotation_from_rpy(q0[..., :3])
+    R1 = rotation_from_rpy(q1[..., :3])
+    out = np.empty((*np.broadcast_shapes(q0.shape[:-1], q1.shape[:-1]), 6))
+    out[..., :3] = rotation_log(R1 @ np.swapaxes(R0, -1, -2))
+    out[..., 3:] = q1[..., 3:] - q0[..., 3:]
+    return out
+
+
+def positions_from_motion(X_FM: FloatArray) -> FloatArray:
+    """``(roll, pitch, yaw, x, y, z)`` of the motion ``X_FM`` ``(4, 4)``."""
+    return np.concatenate([rpy_from_rotation(X_FM[:3, :3]), X_FM[:3, 3]])
 
 
 def _batch(a: ArrayLike, n: int, function: str, argument: str) -> FloatArray:
@@ -100,66 +161,6 @@ def _raise_if_singular(q: FloatArray, cp: FloatArray, function: str) -> None:
         values=pitches.tolist())
 
 
-def one_dof_motion_coefficients(joint_type: JointType, axis: ArrayLike) -> FloatArray:
-    """Coefficients ``C`` ``(4, 4, 4)`` of a 1-DOF joint's motion in its joint frame.
-
-    ``X_FM(θ) = C[0] + sin θ C[1] + (1 - cos θ) C[2] + θ C[3]`` (Rodrigues for revolute and
-    continuous joints about the unit ``axis``; a translation along it for prismatic ones).
-    The one joint-motion kernel of 1-DOF joints: the FK plan and IK's kernel both build their
-    per-joint products from these.
-
-
-    Args:
-        joint_type: REVOLUTE, CONTINUOUS or PRISMATIC.
-        axis: ``(3,)`` unit axis in the joint frame.
-    """
-    a = np.asarray(axis, dtype=np.float64)
-    C = np.zeros((4, 4, 4))
-    C[0] = np.eye(4)
-    if joint_type is JointType.PRISMATIC:
-        C[3, :3, 3] = a
-    else:
-        K = skew(a)
-        C[1, :3, :3] = K
-        C[2, :3, :3] = K @ K
-    return C
-
-
-def multi_dof_motion(joint_type: JointType, q: FloatArray,
-                     basis: FloatArray | None = None) -> FloatArray:
-    """Motion ``X_FM(q)`` ``(..., 4, 4)`` of PLANAR, FLOATING and RPY_FLOATING joints.
-
-    The one joint-motion kernel of multi-DOF joints (FK, IK and :func:`rpy_floating_pose`
-    call it).
-
-    Args:
-        joint_type: PLANAR, FLOATING or RPY_FLOATING.
-        q: ``(..., nq_j)`` the joints' variables: planar ``(x, y, θ)``, floating
-            ``(x, y, z, qx, qy, qz, qw)`` (normalized here), rpy_floating
-            ``(roll, pitch, yaw, x, y, z)``.
-        basis: Planar only: ``(..., 3, 3)`` plane bases ``[e1, e2, n]`` (broadcast against
-            the batch of ``q``).
-    """
-    M = np.zeros((*q.shape[:-1], 4, 4))
-    M[..., 3, 3] = 1.0
-    if joint_type is JointType.PLANAR:
-        if basis is None:
-            raise InvalidArgumentError('multi_dof_motion: a PLANAR joint needs its plane basis')
-        c, s = np.cos(q[..., 2]), np.sin(q[..., 2])
-        Rz = np.zeros((*q.shape[:-1], 3, 3))
-        Rz[..., 0, 0], Rz[..., 0, 1], Rz[..., 1, 0], Rz[..., 1, 1] = c, -s, s, c
-        Rz[..., 2, 2] = 1.0
-        M[..., :3, :3] = basis @ Rz @ np.swapaxes(basis, -1, -2)
-        M[..., :3, 3] = basis[..., :, 0] * q[..., 0:1] + basis[..., :, 1] * q[..., 1:2]
-    elif joint_type is JointType.FLOATING:
-        M[..., :3, :3] = rotation_from_quat_xyzw(q[..., 3:7])
-        M[..., :3, 3] = q[..., 0:3]
-    else:
-        M[..., :3, :3] = rotation_from_rpy(q[..., 0:3])
-        M[..., :3, 3] = q[..., 3:6]
-    return M
-
-
 def rpy_floating_pose(q: ArrayLike) -> FloatArray:
     """Poses ``X_FM(q)`` of an rpy_floating joint (J-R10, J-G18).
 
@@ -174,7 +175,7 @@ def rpy_floating_pose(q: ArrayLike) -> FloatArray:
         ValueError: ``q`` does not have shape ``(..., 6)``.
     """
     qq = _batch(q, _NQ, 'rpy_floating_pose', 'q')
-    return multi_dof_motion(JointType.RPY_FLOATING, qq)
+    return motion(qq)
 
 
 def rpy_floating_qdot_to_velocity_matrix(q: ArrayLike) -> FloatArray:

@@ -1,0 +1,14 @@
+"""Fixed joints: no variables, the child link fixed at the joint origin (``X_FM = I``)."""
+
+from __future__ import annotations
+
+NQ = 0
+NV = 0
+KERNEL_KIND = 0
+'''The compiled FK's code of the type (:mod:`robot_state_core.kinematics.compiled`).'''
+STATE_SPACE_DIMENSION = 0
+'''MoveIt ``getStateSpaceDimension()``: the default distance factor.'''
+ANGLE_VARIABLES: tuple[int, ...] = ()
+'''Position variables that are angles [rad] (wrapped when unbounded: continuous joints).'''
+TRANSLATION_VARIABLES: tuple[int, ...] = ()
+'''Position variables that are translations [m].'''

@@ -1,0 +1,59 @@
+"""Prismatic joints: a translation by d along a unit axis.
+
+All of the type's math (Pinocchio's ``JointModelPrismatic``): the motion ``X_FM(d)`` (identity
+rotation, translation ``d · axis``) as the coefficients the compiled FK evaluates, its motion
+subspace (one translational column), integrate, difference and the joint value of a motion.
+MoveIt's distance factor is 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from robot_state_core._typing import BoolArray, FloatArray
+
+NQ = 1
+NV = 1
+KERNEL_KIND = 3
+'''The compiled FK's code of the type (:mod:`robot_state_core.kinematics.compiled`).'''
+STATE_SPACE_DIMENSION = 1
+'''MoveIt ``getStateSpaceDimension()``: the default distance factor.'''
+ANGLE_VARIABLES: tuple[int, ...] = ()
+'''Position variables that are angles [rad] (wrapped when unbounded: continuous joints).'''
+TRANSLATION_VARIABLES: tuple[int, ...] = (0,)
+'''Position variables that are translations [m].'''
+
+
+def motion_coefficients(axis: ArrayLike) -> FloatArray:
+    """``C`` ``(4, 4, 4)`` with ``X_FM(d) = C[0] + d C[3]`` (``C[1] = C[2] = 0``).
+
+    Args:
+        axis: ``(3,)`` unit axis in the joint frame F.
+    """
+    C = np.zeros((4, 4, 4))
+    C[0] = np.eye(4)
+    C[3, :3, 3] = np.asarray(axis, dtype=np.float64)
+    return C
+
+
+def velocity_columns(axis: ArrayLike) -> tuple[FloatArray, list[bool], list[bool]]:
+    """The motion subspace: axes ``(1, 3)``, rotational flags, in-joint-frame flags."""
+    return np.asarray(axis, dtype=np.float64)[None], [False], [False]
+
+
+def integrate(q: FloatArray, v: FloatArray) -> FloatArray:
+    """``q + v`` ``(..., 1)``."""
+    out: FloatArray = q + v
+    return out
+
+
+def difference(q0: FloatArray, q1: FloatArray, wrap: BoolArray) -> FloatArray:
+    """``q1 - q0`` ``(..., k, 1)`` (``wrap`` is unused: a translation has no period)."""
+    out: FloatArray = q1 - q0
+    return out
+
+
+def positions_from_motion(X_FM: FloatArray, axis: ArrayLike) -> FloatArray:
+    """The displacement d ``(1,)`` of the motion ``X_FM`` ``(4, 4)`` along the axis [m]."""
+    return np.array([float(X_FM[:3, 3] @ np.asarray(axis, dtype=np.float64))])

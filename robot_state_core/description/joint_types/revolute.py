@@ -1,0 +1,73 @@
+"""Revolute and continuous joints: a rotation by θ about a unit axis through the joint origin.
+
+All of the type's math (Pinocchio's ``JointModelRevolute`` / ``JointModelRevoluteUnbounded``):
+the motion ``X_FM(θ) = I + sin θ K + (1 - cos θ) K²`` (Rodrigues, ``K = [axis]×``) as the
+coefficients the compiled FK evaluates, its motion subspace (one rotational column), integrate
+and difference (a continuous joint's difference takes the shortest arc), and the joint value
+of a motion. MoveIt's distance factor is 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from robot_state_core._typing import BoolArray, FloatArray
+from robot_state_core.spatial.transforms import rotation_log, skew, wrap_angle
+
+NQ = 1
+NV = 1
+KERNEL_KIND = 1
+'''The compiled FK's code of the type (:mod:`robot_state_core.kinematics.compiled`).'''
+STATE_SPACE_DIMENSION = 1
+'''MoveIt ``getStateSpaceDimension()``: the default distance factor.'''
+ANGLE_VARIABLES: tuple[int, ...] = (0,)
+'''Position variables that are angles [rad] (wrapped when unbounded: continuous joints).'''
+TRANSLATION_VARIABLES: tuple[int, ...] = ()
+'''Position variables that are translations [m].'''
+
+
+def motion_coefficients(axis: ArrayLike) -> FloatArray:
+    """``C`` ``(4, 4, 4)`` with ``X_FM(θ) = C[0] + sin θ C[1] + (1 - cos θ) C[2] + θ C[3]``.
+
+    Args:
+        axis: ``(3,)`` unit axis in the joint frame F.
+    """
+    K = skew(np.asarray(axis, dtype=np.float64))
+    C = np.zeros((4, 4, 4))
+    C[0] = np.eye(4)
+    C[1, :3, :3] = K
+    C[2, :3, :3] = K @ K
+    return C
+
+
+def velocity_columns(axis: ArrayLike) -> tuple[FloatArray, list[bool], list[bool]]:
+    """The motion subspace: axes ``(1, 3)``, rotational flags, in-joint-frame flags.
+
+    The column is expressed in the child link frame (the axis is fixed there and in F).
+    """
+    return np.asarray(axis, dtype=np.float64)[None], [True], [False]
+
+
+def integrate(q: FloatArray, v: FloatArray) -> FloatArray:
+    """``q + v`` ``(..., 1)`` (continuous joints are not wrapped here: MoveIt's neither)."""
+    out: FloatArray = q + v
+    return out
+
+
+def difference(q0: FloatArray, q1: FloatArray, wrap: BoolArray) -> FloatArray:
+    """``q1 - q0`` ``(..., k, 1)``; the shortest arc (wrapped into ``[-π, π)``) where ``wrap``.
+
+    Args:
+        q0: ``(..., k, 1)`` start angles of ``k`` joints [rad].
+        q1: ``(..., k, 1)`` end angles [rad].
+        wrap: ``(k,)`` the joint is unbounded (continuous): its angle is on the circle.
+    """
+    d: FloatArray = q1 - q0
+    out: FloatArray = np.where(wrap[:, None], wrap_angle(d), d)
+    return out
+
+
+def positions_from_motion(X_FM: FloatArray, axis: ArrayLike) -> FloatArray:
+    """θ ``(1,)`` of the motion ``X_FM`` ``(4, 4)`` (the rotation about the axis only)."""
+    return np.array([float(rotation_log(X_FM[:3, :3]) @ np.asarray(axis, dtype=np.float64))])
