@@ -5,8 +5,11 @@ functions over positions ``q`` ``(..., nq)`` in model variable order; leading di
 batch dimensions and broadcast. ``RobotState`` methods are thin facades over these (design
 study B6). Nothing here loops over joints in Python: per-model index arrays and masks are
 built once (:func:`_plan`, owned by the model through ``RobotModel.derived`` like
-:func:`robot_state_core.kinematics.plan`) and each function loops at most over the joint-type
-categories below.
+:func:`robot_state_core.kinematics.plan`) and each function loops at most over the joint type
+modules (:mod:`robot_state_core.description.joint_types`), whose ``distance``,
+``interpolate``, ``random_orientations`` and ``orientations_near`` hold each type's math;
+the masks of bounded, wrapped and translational variables come from the modules'
+``ANGLE_VARIABLES``, ``TRANSLATION_VARIABLES`` and ``ORIENTATION_VARIABLES``.
 
 Per joint type (variables, see :data:`robot_state_core.description.joints.JOINT_TYPE_INFO`):
 
@@ -47,35 +50,25 @@ Conventions shared by every function:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import math
+from types import ModuleType
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from robot_state_core._typing import BoolArray, FloatArray, IntArray
 from robot_state_core._typing import read_only as _ro
+from robot_state_core.description.joint_types import floating, JOINT_TYPES
+from robot_state_core.description.joint_types.parameters import JointParameters
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.kinematics import difference
-from robot_state_core.model.robot_model import JOINT_TYPE_ORDER, RobotModel
+from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.spatial.transforms import (
-    check_quat_xyzw,
     MAX_COORDINATE,
-    normalize_angle,
     normalize_quat_xyzw_or_identity,
-    quat_angle,
-    quat_multiply,
-    quat_slerp,
-    quat_xyzw_from_rotation_vector,
-    random_quat_xyzw,
     random_rotation_vectors,
-    rotation_angle,
-    rotation_exp,
-    rotation_from_quat_xyzw,
-    rotation_from_rpy,
-    rotation_log,
-    rpy_from_rotation,
     wrap_angle,
 )
 
@@ -119,12 +112,6 @@ _TWO_PI = 2.0 * math.pi
 # ---------------------------------------------------------------------------- per-model plan
 
 
-def _code(joint_type: JointType) -> int:
-    return JOINT_TYPE_ORDER.index(joint_type)
-
-
-
-
 @dataclass(frozen=True)
 class _Selection:
     """Selected active variables, joints and velocity variables."""
@@ -135,34 +122,34 @@ class _Selection:
 
 
 @dataclass(frozen=True)
+class _TypeBounds:
+    """The joints of one joint type module in a model: what its math reads."""
+
+    module: ModuleType  # the type's module (:mod:`robot_state_core.description.joint_types`)
+    joints: IntArray  # (k,)
+    q: IntArray  # (k, NQ) their variables
+    parameters: JointParameters  # their SRDF/URDF parameters (angular weight: the model's)
+
+
+@dataclass(frozen=True)
 class _BoundsPlan:
     """Masks and index arrays of one model, built once (see :func:`_plan`)."""
 
     bounded: BoolArray  # (nq,) real scalar limits: revolute, prismatic (not quaternions)
     revolute: BoolArray  # (nq,) bounded REVOLUTE variables (harmonize)
-    circle: BoolArray  # (nq,) continuous joints and planar theta (shortest arc)
-    rpy_angle: BoolArray  # (nq,) roll, pitch, yaw of RPY_FLOATING joints
-    translation: BoolArray  # (nq,) unbounded planar x/y, floating and rpy translations
+    circle: BoolArray  # (nq,) unbounded angles on the circle: continuous joints, planar theta
+    orientation_angle: BoolArray  # (nq,) unbounded angles of an orientation (rpy_floating)
+    translation: BoolArray  # (nq,) unbounded translations (planar x/y, floating, rpy xyz)
     quaternion: BoolArray  # (nq,) FLOATING rot_x..rot_w
-    one_dof: IntArray  # (n1,) REVOLUTE, PRISMATIC, CONTINUOUS joints
-    one_dof_q: IntArray  # (n1,)
-    one_dof_circle: BoolArray  # (n1,) the joint is CONTINUOUS
-    planar: IntArray  # (P,)
-    planar_xy_q: IntArray  # (P, 2)
-    planar_theta_q: IntArray  # (P,)
+    types: tuple[_TypeBounds, ...]  # per joint type module with joints in the model,
+    # JOINT_TYPES order (the random draws' order)
     floating: IntArray  # (F,)
-    floating_t_q: IntArray  # (F, 3)
     floating_quat_q: IntArray  # (F, 4) xyzw
-    rpy: IntArray  # (R,)
-    rpy_angle_q: IntArray  # (R, 3)
-    rpy_t_q: IntArray  # (R, 3)
     variable_joint: IntArray  # (nq,)
     joint_nq: IntArray  # (J,)
     v_joint: IntArray  # (nv,) joint owning each velocity variable
     velocity_limits_v: FloatArray  # (nv,)
     everything: _Selection  # every active variable
-    planar_diff_drive: BoolArray  # (P,) the planar joint moves turn-drive-turn
-    planar_min_translation: FloatArray  # (P,) min_translational_distance [m]
 
 
 def _plan(model: RobotModel) -> _BoundsPlan:
@@ -172,38 +159,49 @@ def _plan(model: RobotModel) -> _BoundsPlan:
 
 def _build_plan(model: RobotModel) -> _BoundsPlan:
     J, nq, nv = model.joint_count, model.nq, model.nv
-    codes = np.asarray(model.joint_type_codes, dtype=np.intp).reshape(J)
+    types = model.joint_types
     q_start = np.asarray(model.joint_q_start, dtype=np.intp).reshape(J)
     v_start = np.asarray(model.joint_v_start, dtype=np.intp).reshape(J)
     joint_nq = np.asarray(model.joint_nq, dtype=np.intp).reshape(J)
     var_joint = np.asarray(model.variable_joint, dtype=np.intp).reshape(nq)
-    var_code = codes[var_joint]
     local = np.arange(nq) - q_start[var_joint]
-    is_type = {t: var_code == _code(t) for t in JointType}
+    var_module = [JOINT_TYPES[types[j]] for j in var_joint.tolist()]
+
+    def declared(attribute: str) -> BoolArray:
+        return np.array([i in getattr(m, attribute) for m, i in zip(var_module, local.tolist(),
+                                                                     strict=True)], dtype=bool)
+
     model_bounded = np.asarray(model.variable_bounded, dtype=bool).reshape(nq)
-    quaternion = is_type[JointType.FLOATING] & (local >= 3)
+    orientation = declared('ORIENTATION_VARIABLES')
+    angle = declared('ANGLE_VARIABLES')
+    quaternion = orientation & ~angle
     bounded = model_bounded & ~quaternion
-    translation = ((is_type[JointType.PLANAR] & (local < 2))
-                   | (is_type[JointType.FLOATING] & (local < 3))
-                   | (is_type[JointType.RPY_FLOATING] & (local >= 3))) & ~bounded
-    circle = (is_type[JointType.CONTINUOUS]
-              | (is_type[JointType.PLANAR] & (local == 2))) & ~bounded
-    rpy_angle = is_type[JointType.RPY_FLOATING] & (local < 3) & ~bounded
-
-    def joints(*types: JointType) -> IntArray:
-        return np.flatnonzero(np.isin(codes, [_code(t) for t in types])).astype(np.intp)
-
-    def slots(js: IntArray, offsets: range) -> IntArray:
-        return (q_start[js][:, None] + np.arange(offsets.start, offsets.stop)).astype(np.intp)
-
-    one_dof = joints(JointType.REVOLUTE, JointType.PRISMATIC, JointType.CONTINUOUS)
-    planar = joints(JointType.PLANAR)
-    floating = joints(JointType.FLOATING)
-    rpy = joints(JointType.RPY_FLOATING)
+    translation = declared('TRANSLATION_VARIABLES') & ~bounded
+    circle = angle & ~orientation & ~bounded
+    orientation_angle = angle & orientation & ~bounded
+    is_revolute = np.array([types[j] is JointType.REVOLUTE for j in var_joint.tolist()], bool)
+    wrap = np.array([any(not model_bounded[q_start[j] + a]
+                         for a in JOINT_TYPES[t].ANGLE_VARIABLES) for j, t in enumerate(types)],
+                    dtype=bool)
+    parameters = JointParameters(
+        wrap=wrap, angular_weight=np.asarray(model.joint_angular_distance_weights, np.float64),
+        diff_drive=np.array([m == 'diff_drive' for m in model.joint_motion_models], dtype=bool),
+        min_translation=np.asarray(model.joint_min_translational_distances, np.float64))
+    slots = []
+    for module in dict.fromkeys(JOINT_TYPES.values()):  # registry order: one per module
+        js = np.array([j for j, t in enumerate(types) if JOINT_TYPES[t] is module and module.NQ],
+                      dtype=np.intp)
+        if js.size:
+            slots.append(_TypeBounds(
+                module, _ro(js, np.intp),
+                _ro((q_start[js][:, None] + np.arange(module.NQ)).reshape(-1, module.NQ),
+                    np.intp),
+                parameters[js]))
+    floating = np.array([j for j, t in enumerate(types) if t is JointType.FLOATING], np.intp)
     # Velocity variables: FLOATING v = [w; v] maps onto q = [t; quat], the others 1:1.
     v_joint = np.repeat(np.arange(J, dtype=np.intp), np.asarray(model.joint_nv, np.intp))
     v_local = np.arange(nv) - v_start[v_joint]
-    v_floating = codes[v_joint] == _code(JointType.FLOATING)
+    v_floating = np.array([types[j] is JointType.FLOATING for j in v_joint.tolist()], bool)
     q_of_v = q_start[v_joint] + np.where(v_floating, (v_local + 3) % 6, v_local)
     velocity_limits_v = np.asarray(model.variable_velocity_limits, np.float64)[q_of_v]
     active_var = np.asarray(model.active_variable_mask, dtype=bool).reshape(nq)
@@ -212,25 +210,15 @@ def _build_plan(model: RobotModel) -> _BoundsPlan:
     everything = _Selection(_ro(active_var, np.bool_), _ro(active_joint, np.bool_),
                             _ro(active_joint[v_joint], np.bool_))
     return _BoundsPlan(
-        bounded=_ro(bounded, np.bool_), revolute=_ro(bounded & is_type[JointType.REVOLUTE],
-                                                     np.bool_),
-        circle=_ro(circle, np.bool_), rpy_angle=_ro(rpy_angle, np.bool_),
+        bounded=_ro(bounded, np.bool_), revolute=_ro(bounded & is_revolute, np.bool_),
+        circle=_ro(circle, np.bool_), orientation_angle=_ro(orientation_angle, np.bool_),
         translation=_ro(translation, np.bool_), quaternion=_ro(quaternion, np.bool_),
-        one_dof=_ro(one_dof, np.intp), one_dof_q=_ro(q_start[one_dof], np.intp),
-        one_dof_circle=_ro(codes[one_dof] == _code(JointType.CONTINUOUS), np.bool_),
-        planar=_ro(planar, np.intp), planar_xy_q=_ro(slots(planar, range(0, 2)), np.intp),
-        planar_theta_q=_ro(q_start[planar] + 2, np.intp),
-        floating=_ro(floating, np.intp), floating_t_q=_ro(slots(floating, range(0, 3)), np.intp),
-        floating_quat_q=_ro(slots(floating, range(3, 7)), np.intp),
-        rpy=_ro(rpy, np.intp), rpy_angle_q=_ro(slots(rpy, range(0, 3)), np.intp),
-        rpy_t_q=_ro(slots(rpy, range(3, 6)), np.intp),
+        types=tuple(slots), floating=_ro(floating, np.intp),
+        floating_quat_q=_ro((q_start[floating][:, None] + np.arange(3, 7)).reshape(-1, 4),
+                            np.intp),
         variable_joint=_ro(var_joint, np.intp), joint_nq=_ro(joint_nq, np.intp),
         v_joint=_ro(v_joint, np.intp), velocity_limits_v=_ro(velocity_limits_v),
-        everything=everything,
-        planar_diff_drive=_ro([model.joint_motion_models[j] == 'diff_drive'
-                               for j in planar.tolist()], np.bool_),
-        planar_min_translation=_ro(
-            np.asarray(model.joint_min_translational_distances, np.float64)[planar]))
+        everything=everything)
 
 
 # ---------------------------------------------------------------------------- validation
@@ -341,17 +329,6 @@ def _per_joint(model: RobotModel, selection: _Selection, value: PerJoint, functi
     return out
 
 
-def _unit_quaternions(quat: FloatArray, function: str, name: str) -> FloatArray:
-    """Normalize ``(..., 4)`` quaternions; InvalidArgumentError for degenerate ones.
-
-    Degenerate: zero, tiny, huge or not finite
-    (:func:`~robot_state_core.spatial.transforms.check_quat_xyzw`).
-    """
-    q = check_quat_xyzw(quat, function, f'{name}: a FLOATING joint quaternion (rot_x..rot_w)')
-    out: FloatArray = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    return out
-
-
 def _rng(rng: np.random.Generator | int | None) -> np.random.Generator:
     if rng is None or isinstance(rng, np.random.Generator | int | np.integer):
         return np.random.default_rng(rng)
@@ -376,11 +353,11 @@ def _canonical(p: _BoundsPlan, q: FloatArray, sel: _Selection, function: str,
     Valid values (angles in ``[-π, π)``, unit quaternions) are kept bit for bit.
     """
     out = np.array(q, dtype=np.float64)
-    angles = sel.var & (p.circle | p.rpy_angle)
+    angles = sel.var & (p.circle | p.orientation_angle)
     out[..., angles] = wrap_angle(out[..., angles])
     fq = p.floating_quat_q[sel.joint[p.floating]]
     if fq.size:
-        _unit_quaternions(out[..., fq], function, name)  # raises on zero quaternions
+        floating.unit_quaternions(out[..., fq], function, name)  # raises on zero quaternions
         out[..., fq] = normalize_quat_xyzw_or_identity(out[..., fq])
     return out
 
@@ -543,7 +520,7 @@ def enforce_position_bounds(model: RobotModel, q: ArrayLike,
     clipped = sel.var & p.bounded
     out[..., clipped] = np.clip(out[..., clipped], np.asarray(model.variable_lower)[clipped],
                                 np.asarray(model.variable_upper)[clipped])
-    angles = sel.var & (p.circle | p.rpy_angle)
+    angles = sel.var & (p.circle | p.orientation_angle)
     out[..., angles] = wrap_angle(out[..., angles])
     fq = p.floating_quat_q[sel.joint[p.floating]]
     if fq.size:
@@ -622,7 +599,7 @@ def harmonize_positions(model: RobotModel, q: ArrayLike,
         down = np.where(down < lo, down + _TWO_PI, down)
         out[..., rev] = np.where(v < lo, np.maximum(up, v), np.where(v > hi,
                                                                      np.minimum(down, v), v))
-    angles = sel.var & (p.circle | p.rpy_angle)
+    angles = sel.var & (p.circle | p.orientation_angle)
     out[..., angles] = wrap_angle(out[..., angles])
     return model.apply_mimic(out)
 
@@ -724,88 +701,14 @@ def _joint_distances(p: _BoundsPlan, sel: _Selection, a: FloatArray, b: FloatArr
                      batch: tuple[int, ...], w_ang: FloatArray, J: int,
                      function: str) -> FloatArray:
     out = np.zeros((*batch, J))
-    keep = sel.joint[p.one_dof]
-    if keep.any():
-        js, qi = p.one_dof[keep], p.one_dof_q[keep]
-        d = b[..., qi] - a[..., qi]
-        out[..., js] = np.abs(np.where(p.one_dof_circle[keep], wrap_angle(d), d))
-    keep = sel.joint[p.planar]
-    if keep.any():
-        js, xy, th = p.planar[keep], p.planar_xy_q[keep], p.planar_theta_q[keep]
-        turn = np.abs(wrap_angle(b[..., th] - a[..., th]))
-        drive = p.planar_diff_drive[keep]
-        if drive.any():
-            first, _, last = _turn_drive_turn(a[..., xy], a[..., th], b[..., xy], b[..., th],
-                                              p.planar_min_translation[keep])
-            turn = np.where(drive, np.abs(first) + np.abs(last), turn)
-        out[..., js] = np.linalg.norm(b[..., xy] - a[..., xy], axis=-1) + w_ang[js] * turn
-    keep = sel.joint[p.floating]
-    if keep.any():
-        js, tq, fq = p.floating[keep], p.floating_t_q[keep], p.floating_quat_q[keep]
-        angle = quat_angle(_unit_quaternions(a[..., fq], function, 'q0'),
-                            _unit_quaternions(b[..., fq], function, 'q1'))
-        out[..., js] = np.linalg.norm(b[..., tq] - a[..., tq], axis=-1) + w_ang[js] * angle
-    keep = sel.joint[p.rpy]
-    if keep.any():
-        js, aq, tq = p.rpy[keep], p.rpy_angle_q[keep], p.rpy_t_q[keep]
-        R = rotation_from_rpy(b[..., aq]) @ np.swapaxes(rotation_from_rpy(a[..., aq]), -1, -2)
-        out[..., js] = (np.linalg.norm(b[..., tq] - a[..., tq], axis=-1)
-                        + w_ang[js] * rotation_angle(R))
+    for t in p.types:  # each joint type's distance, on its selected joints at once
+        keep = sel.joint[t.joints]
+        if keep.any():
+            js, qs, m = t.joints[keep], t.q[keep], t.module
+            params = replace(t.parameters[keep], angular_weight=w_ang[js])
+            out[..., js] = m.distance(m.prepare(a[..., qs], function, 'q0'),
+                                      m.prepare(b[..., qs], function, 'q1'), params)
     return out
-
-
-def _turn_drive_turn(xy0: FloatArray, th0: FloatArray, xy1: FloatArray, th1: FloatArray,
-                     min_translation: FloatArray
-                     ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """MoveIt ``computeTurnDriveTurnGeometry``: ``(first turn, drive heading, last turn)``.
-
-    A differential drive turns to face the goal position (or away from it, driving backwards,
-    whichever makes the two turns smaller; ties go forwards), drives straight, then turns to the
-    goal heading. Below ``min_translation`` [m] there is no first turn. Shapes broadcast
-    ``(..., P, 2)`` positions and ``(..., P)`` headings.
-    """
-    d = xy1 - xy0
-    heading = np.arctan2(d[..., 1], d[..., 0])
-    moves = np.hypot(d[..., 0], d[..., 1]) > min_translation
-    straight = np.where(moves, normalize_angle(heading - th0), 0.0)
-    backward = normalize_angle(straight - math.pi)
-    cost_straight = np.abs(straight) + np.abs(normalize_angle(th1 - (th0 + straight)))
-    cost_backward = np.abs(backward) + np.abs(normalize_angle(th1 - (th0 + backward)))
-    first = np.where(cost_straight <= cost_backward, straight, backward)
-    drive_heading = th0 + first
-    return first, drive_heading, normalize_angle(th1 - drive_heading)
-
-
-def _diff_drive_interpolate(xy0: FloatArray, th0: FloatArray, xy1: FloatArray, th1: FloatArray,
-                            t: FloatArray, w_ang: FloatArray, min_translation: FloatArray
-                            ) -> tuple[FloatArray, FloatArray]:
-    """MoveIt ``PlanarJointModel::interpolate`` for ``diff_drive``: ``(xy, theta)`` at ``t``.
-
-    The fraction ``t`` runs along the turn-drive-turn path with each leg's share its length
-    (turns weighted by ``w_ang``); ``t <= 0`` is the start, a zero-length path the goal.
-    """
-    first, drive_heading, last = _turn_drive_turn(xy0, th0, xy1, th1, min_translation)
-    d_first, d_last = np.abs(first) * w_ang, np.abs(last) * w_ang
-    d_drive = np.linalg.norm(xy1 - xy0, axis=-1)
-    total = d_first + d_drive + d_last
-    tiny = total <= np.finfo(np.float64).eps
-    safe = np.where(tiny, 1.0, total)
-    f_first, f_drive = d_first / safe, d_drive / safe
-    with np.errstate(divide='ignore', invalid='ignore'):
-        in_first = t <= f_first
-        in_drive = ~in_first & (t <= f_first + f_drive)
-        p_first = np.where(in_first, t / np.where(f_first > 0, f_first, 1.0), 0.0)
-        p_drive = np.where(in_drive, (t - f_first) / np.where(f_drive > 0, f_drive, 1.0), 0.0)
-        f_last = 1.0 - f_first - f_drive
-        p_last = (t - f_first - f_drive) / np.where(f_last > 0, f_last, 1.0)
-    theta = np.where(in_first, th0 + first * p_first,
-                     np.where(in_drive, drive_heading, drive_heading + last * p_last))
-    xy = np.where(in_first[..., None], xy0,
-                  np.where(in_drive[..., None], xy0 + (xy1 - xy0) * p_drive[..., None], xy1))
-    start = t <= 0.0
-    theta = np.where(start, th0, np.where(tiny, th1, theta))
-    xy = np.where(start[..., None], xy0, np.where(tiny[..., None], xy1, xy))
-    return xy, theta
 
 
 def distance(model: RobotModel, q0: ArrayLike, q1: ArrayLike, variables: Variables = None,
@@ -910,27 +813,13 @@ def interpolate(model: RobotModel, q0: ArrayLike, q1: ArrayLike, t: ArrayLike,
     p = _plan(model)
     sel = _selection(model, p, variables, function)
     out = np.array(a, dtype=np.float64)
-    linear = sel.var & (p.bounded | p.translation)
-    out[..., linear] = (1.0 - T) * a[..., linear] + T * b[..., linear]
-    circle = sel.var & p.circle
-    out[..., circle] = wrap_angle(a[..., circle]
-                                  + T * wrap_angle(b[..., circle] - a[..., circle]))
-    drive = sel.joint[p.planar] & p.planar_diff_drive
-    if drive.any():
-        xy, th = p.planar_xy_q[drive], p.planar_theta_q[drive]
-        w_ang = np.asarray(model.joint_angular_distance_weights, np.float64)[p.planar[drive]]
-        xy_t, th_t = _diff_drive_interpolate(a[..., xy], a[..., th], b[..., xy], b[..., th], T,
-                                             w_ang, p.planar_min_translation[drive])
-        out[..., xy], out[..., th] = xy_t, wrap_angle(th_t)
-    fq = p.floating_quat_q[sel.joint[p.floating]]
-    if fq.size:
-        out[..., fq] = quat_slerp(_unit_quaternions(a[..., fq], function, 'q0'),
-                              _unit_quaternions(b[..., fq], function, 'q1'), T)
-    aq = p.rpy_angle_q[sel.joint[p.rpy]]
-    if aq.size:
-        R0 = rotation_from_rpy(a[..., aq])
-        w = rotation_log(rotation_from_rpy(b[..., aq]) @ np.swapaxes(R0, -1, -2))
-        out[..., aq] = wrap_angle(rpy_from_rotation(rotation_exp(T[..., None] * w) @ R0))
+    for jt in p.types:  # each joint type's interpolation, on its selected joints at once
+        keep = sel.joint[jt.joints]
+        if keep.any():
+            qs, m = jt.q[keep], jt.module
+            out[..., qs] = m.interpolate(m.prepare(a[..., qs], function, 'q0'),
+                                         m.prepare(b[..., qs], function, 'q1'), T,
+                                         jt.parameters[keep])
     at_start = (tt == 0.0)[..., None] & sel.var
     at_end = (tt == 1.0)[..., None] & sel.var
     if at_start.any():
@@ -995,15 +884,11 @@ def random_positions(model: RobotModel, rng: np.random.Generator | int | None,
     u = gen.random((*batch, model.nq))
     chosen = sel.var & scalar
     out[..., chosen] = (lower + u * (upper - lower))[..., chosen]
-    quats = random_quat_xyzw(gen, (*batch, p.floating.size))
-    keep = sel.joint[p.floating]
-    if keep.any():
-        out[..., p.floating_quat_q[keep]] = quats[..., keep, :]
-    rpy_quats = random_quat_xyzw(gen, (*batch, p.rpy.size))
-    keep = sel.joint[p.rpy]
-    if keep.any():
-        angles = rpy_from_rotation(rotation_from_quat_xyzw(rpy_quats[..., keep, :]))
-        out[..., p.rpy_angle_q[keep]] = wrap_angle(angles)
+    for t in _orientation_types(p):  # uniform on SO(3), drawn for every such joint
+        drawn = t.module.random_orientations(gen, (*batch, t.joints.size))
+        keep = sel.joint[t.joints]
+        if keep.any():
+            out[..., t.q[keep][:, list(t.module.ORIENTATION_VARIABLES)]] = drawn[..., keep, :]
     return model.apply_mimic(out)
 
 
@@ -1071,19 +956,21 @@ def random_positions_near(model: RobotModel, rng: np.random.Generator | int | No
     out[..., boxed] = lo + u[..., boxed] * (hi - lo)
     circle = sel.var & p.circle
     out[..., circle] = wrap_angle(a[..., circle] + d[circle] * (2.0 * u[..., circle] - 1.0))
-    rotvecs = random_rotation_vectors(gen, (*batch, p.floating.size), d_joint[p.floating])
-    keep = sel.joint[p.floating]
-    if keep.any():
-        fq = p.floating_quat_q[keep]
-        out[..., fq] = quat_multiply(_unit_quaternions(a[..., fq], function, 'near'),
-                                      quat_xyzw_from_rotation_vector(rotvecs[..., keep, :]))
-    rotvecs = random_rotation_vectors(gen, (*batch, p.rpy.size), d_joint[p.rpy])
-    keep = sel.joint[p.rpy]
-    if keep.any():
-        aq = p.rpy_angle_q[keep]
-        R = rotation_exp(rotvecs[..., keep, :]) @ rotation_from_rpy(a[..., aq])
-        out[..., aq] = wrap_angle(rpy_from_rotation(R))
+    for t in _orientation_types(p):  # rotated by at most d, drawn for every such joint
+        rotvecs = random_rotation_vectors(gen, (*batch, t.joints.size), d_joint[t.joints])
+        keep = sel.joint[t.joints]
+        if keep.any():
+            qs = t.q[keep]
+            near_o = t.module.prepare(a[..., qs], function, 'near')[
+                ..., list(t.module.ORIENTATION_VARIABLES)]
+            out[..., qs[:, list(t.module.ORIENTATION_VARIABLES)]] = (
+                t.module.orientations_near(near_o, rotvecs[..., keep, :]))
     return model.apply_mimic(out)
+
+
+def _orientation_types(p: _BoundsPlan) -> tuple[_TypeBounds, ...]:
+    """The joint types of the model that have an orientation (registry order)."""
+    return tuple(t for t in p.types if t.module.ORIENTATION_VARIABLES)
 
 
 # ---------------------------------------------------------------------------- velocity moves
@@ -1124,8 +1011,8 @@ def is_valid_velocity_move(model: RobotModel, q0: ArrayLike, q1: ArrayLike, dt: 
     sel = _selection(model, p, variables, function)
     fq = p.floating_quat_q[sel.joint[p.floating]]
     if fq.size:
-        _unit_quaternions(a[..., fq], function, 'q0')
-        _unit_quaternions(b[..., fq], function, 'q1')
+        floating.unit_quaternions(a[..., fq], function, 'q0')
+        floating.unit_quaternions(b[..., fq], function, 'q1')
     dv = difference(model, a, b)[..., sel.v]
     limits = p.velocity_limits_v[sel.v]
     ok = np.all(np.abs(dv) <= duration[..., None] * limits, axis=-1)

@@ -22,11 +22,6 @@ def stamp_to_ns(stamp: Time) -> int:
     return int(stamp.sec) * _NS_PER_S + int(stamp.nanosec)
 
 
-def ns_to_stamp(ns: int) -> Time:
-    """Integer nanoseconds as a ``builtin_interfaces/Time``."""
-    return Time(sec=int(ns // _NS_PER_S), nanosec=int(ns % _NS_PER_S))
-
-
 def joint_state_arrays(msg: Any) -> tuple[tuple[str, ...], NDArray[np.float64]]:
     """``(names, positions)`` of a sensor_msgs/JointState, positions without a copy.
 

@@ -14,7 +14,6 @@ import threading
 import time
 from typing import Any, TextIO
 
-import numpy as np
 import rclpy
 from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
@@ -551,11 +550,3 @@ def _status_line(elapsed: float, publisher: StatePublisherNode, server: Any,
     if server is not None:
         parts.append(server.status_text())
     return ' | '.join(parts)
-
-
-def latency_percentiles(samples_ms: Sequence[float]) -> tuple[float, float] | None:
-    """p50 and p99 of latency samples [ms], or ``None`` without samples."""
-    if not samples_ms:
-        return None
-    a = np.asarray(samples_ms)
-    return float(np.percentile(a, 50)), float(np.percentile(a, 99))

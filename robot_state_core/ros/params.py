@@ -128,11 +128,6 @@ def declare_state_publisher_parameters(node: Any) -> None:
             node.declare_parameter(name, default, descriptor)
 
 
-def state_publisher_parameter_names() -> tuple[str, ...]:
-    """Names of the declared parameters (for the static config checks)."""
-    return tuple(name for name, _, _ in _STATE_PUBLISHER_PARAMETERS)
-
-
 def state_publisher_parameter_types() -> dict[str, int]:
     """``{name: rcl_interfaces ParameterType}`` of the declared parameters."""
     return {name: d.type for name, _, d in _STATE_PUBLISHER_PARAMETERS}

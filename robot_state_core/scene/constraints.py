@@ -16,7 +16,6 @@ and return MoveIt's ``ConstraintEvalResult`` pair (``result``, ``distance``):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 import enum
 import math
@@ -177,14 +176,3 @@ def evaluate_constraints(model: RobotModel, q: FloatArray, X_WL: FloatArray,
     results += [evaluate_orientation_constraint(model, X_WL, c)
                 for c in constraints.orientation_constraints]
     return ConstraintsEvaluation(tuple(results))
-
-
-def joint_constraint_bounds(model: RobotModel, constraints: Sequence[JointConstraint]
-                            ) -> dict[int, tuple[float, float]]:
-    """``{variable index: (lower, upper)}`` imposed by joint constraints (for IK sampling)."""
-    bounds: dict[int, tuple[float, float]] = {}
-    for c in constraints:
-        v = (model.variable_index(c.joint_name) if model.has_variable(c.joint_name)
-             else int(model.joint_q_start[model.joint_index(c.joint_name)]))
-        bounds[v] = (c.position - abs(c.tolerance_below), c.position + abs(c.tolerance_above))
-    return bounds

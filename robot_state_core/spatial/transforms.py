@@ -792,30 +792,3 @@ def rigid_inverse(X: FloatArray) -> FloatArray:
     out[..., :3, 3] = -np.einsum('...ij,...j->...i', Rt, X[..., :3, 3])
     out[..., 3, 3] = 1.0
     return out
-
-
-def rotation_onto_axis(axis: FloatArray) -> FloatArray:
-    """A rotation ``U`` ``(3, 3)`` with ``U @ z = axis / |axis|`` (identity for ``z``)."""
-    z = np.array([0.0, 0.0, 1.0])
-    a = axis / np.linalg.norm(axis)
-    if np.allclose(a, z):
-        return np.eye(3)
-    if np.allclose(a, -z):
-        return np.diag([1.0, -1.0, -1.0])
-    K = skew(np.cross(z, a))
-    out: FloatArray = np.eye(3) + K + K @ K * (1.0 / (1.0 + float(a @ z)))
-    return out
-
-
-def plane_basis(axis: FloatArray) -> FloatArray:
-    """Columns ``[e1, e2, n]``: a right-handed basis with ``n`` the plane normal ``axis``.
-
-    ``e1`` is the x axis projected onto the plane (the y axis when x is normal to the plane),
-    so an axis of ``z`` gives the identity (MoveIt's and Pinocchio's planar joint).
-    """
-    n = axis / np.linalg.norm(axis)
-    e1 = np.array([1.0, 0.0, 0.0]) - n[0] * n
-    if np.linalg.norm(e1) < 1e-9:
-        e1 = np.array([0.0, 1.0, 0.0]) - n[1] * n
-    e1 /= np.linalg.norm(e1)
-    return np.stack([e1, np.cross(n, e1), n], axis=1)

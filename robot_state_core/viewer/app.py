@@ -276,7 +276,6 @@ class RobotViewer:
         self.frames_sent = 0
         self._last_collision_time = -math.inf
         self._status = CollisionStatus(False, (), (), math.inf, 0)
-        self._ik_feedback: dict[str, IKFeedback] = {}
         self._world_nodes: dict[str, list[Any]] = {}
         self._box_gizmos: dict[str, Any] = {}
         self._box_count = 0
@@ -417,11 +416,6 @@ class RobotViewer:
     def selected_link(self) -> str | None:
         """The link last clicked (its name and pose are shown), or ``None``."""
         return self._selected_link
-
-    def ik_feedback(self, group: str) -> IKFeedback | None:
-        """The last drag result of ``group``, or ``None``."""
-        with self._lock:
-            return self._ik_feedback.get(group)
 
     def link_colors(self, link: str) -> list[tuple[int, int, int]]:
         """RGB colours the link's visual meshes are currently drawn in."""
@@ -1002,7 +996,6 @@ class RobotViewer:
                            'the arm stays and the gizmo returns to the tip')
             feedback = IKFeedback(g.name, g.tip_link, bool(result.success), pos_err, rot_err,
                                   message)
-            self._ik_feedback[g.name] = feedback
             if 'ik' in self._gui:
                 self._gui['ik'].content = message
             # While the page drags, the gizmo stays under the mouse; it returns to the tip

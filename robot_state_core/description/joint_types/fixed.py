@@ -12,3 +12,5 @@ ANGLE_VARIABLES: tuple[int, ...] = ()
 '''Position variables that are angles [rad] (wrapped when unbounded: continuous joints).'''
 TRANSLATION_VARIABLES: tuple[int, ...] = ()
 '''Position variables that are translations [m].'''
+ORIENTATION_VARIABLES: tuple[int, ...] = ()
+'''Position variables that parameterise an orientation (sampled on SO(3)).'''

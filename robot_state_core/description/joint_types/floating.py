@@ -16,10 +16,17 @@ from typing import Any
 import numpy as np
 
 from robot_state_core._typing import BoolArray, FloatArray
+from robot_state_core.description.joint_types.parameters import JointParameters
 from robot_state_core.spatial.transforms import (
+    check_quat_xyzw,
+    quat_angle,
+    quat_multiply,
+    quat_slerp,
     quat_xyzw_from_rotation,
+    quat_xyzw_from_rotation_vector,
     QUATERNION_MAX_NORM,
     QUATERNION_MIN_NORM,
+    random_quat_xyzw,
     rotation_exp,
     rotation_from_quat_xyzw,
     rotation_log,
@@ -35,8 +42,8 @@ ANGLE_VARIABLES: tuple[int, ...] = ()
 '''Position variables that are angles [rad] (wrapped when unbounded: continuous joints).'''
 TRANSLATION_VARIABLES: tuple[int, ...] = (0, 1, 2)
 '''Position variables that are translations [m].'''
-QUATERNION_VARIABLES: tuple[int, ...] = (3, 4, 5, 6)
-'''Position variables of the quaternion, xyzw.'''
+ORIENTATION_VARIABLES: tuple[int, ...] = (3, 4, 5, 6)
+'''Position variables that parameterise an orientation: the quaternion, xyzw.'''
 _MIN_NORM2 = QUATERNION_MIN_NORM ** 2
 _MAX_NORM2 = QUATERNION_MAX_NORM ** 2
 
@@ -112,3 +119,54 @@ def difference(q0: FloatArray, q1: FloatArray, wrap: BoolArray | None = None) ->
 def positions_from_motion(X_FM: FloatArray) -> FloatArray:
     """``(x, y, z, qx, qy, qz, qw)`` of the motion ``X_FM`` ``(4, 4)`` (w >= 0)."""
     return np.concatenate([X_FM[:3, 3], quat_xyzw_from_rotation(X_FM[:3, :3])])
+
+
+def unit_quaternions(quat: FloatArray, where: str, name: str) -> FloatArray:
+    """Normalize ``(..., 4)`` quaternions; InvalidArgumentError for degenerate ones.
+
+    Degenerate: zero, tiny, huge or not finite
+    (:func:`~robot_state_core.spatial.transforms.check_quat_xyzw`).
+    """
+    q = check_quat_xyzw(quat, where, f'{name}: a FLOATING joint quaternion (rot_x..rot_w)')
+    out: FloatArray = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    return out
+
+
+def prepare(q: FloatArray, where: str, name: str) -> FloatArray:
+    """Positions ``(..., k, 7)`` with unit quaternions (checked: :func:`unit_quaternions`)."""
+    out = np.array(q, dtype=np.float64)
+    out[..., 3:] = unit_quaternions(q[..., 3:], where, name)
+    return out
+
+
+def distance(q0: FloatArray, q1: FloatArray, p: JointParameters) -> FloatArray:
+    """MoveIt ``FloatingJointModel::distance`` ``(..., k)``: ``‖Δt‖ + w · angle``.
+
+    ``angle = 2 acos|⟨quat0, quat1⟩|`` (Eigen's ``angularDistance``: ``quat`` and ``-quat``
+    are one rotation) of :func:`prepare`'d positions.
+    """
+    out: FloatArray = (np.linalg.norm(q1[..., :3] - q0[..., :3], axis=-1)
+                       + p.angular_weight * quat_angle(q0[..., 3:], q1[..., 3:]))
+    return out
+
+
+def interpolate(q0: FloatArray, q1: FloatArray, t: FloatArray, p: JointParameters) -> FloatArray:
+    """MoveIt ``FloatingJointModel::interpolate`` ``(..., k, 7)`` at ``t`` ``(..., 1)``.
+
+    Translation linear, quaternion by shortest-path slerp (constant angular rate) of
+    :func:`prepare`'d positions.
+    """
+    tt = t[..., None]
+    out: FloatArray = (1.0 - tt) * q0 + tt * q1
+    out[..., 3:] = quat_slerp(q0[..., 3:], q1[..., 3:], t)
+    return out
+
+
+def random_orientations(rng: np.random.Generator, shape: tuple[int, ...]) -> FloatArray:
+    """Uniform orientations on SO(3): ``(*shape, 4)`` unit quaternions (xyzw)."""
+    return random_quat_xyzw(rng, shape)
+
+
+def orientations_near(near: FloatArray, rotation_vectors: FloatArray) -> FloatArray:
+    """``near`` ``(..., 4)`` (unit quaternions) turned by ``rotation_vectors`` ``(..., 3)``."""
+    return quat_multiply(near, quat_xyzw_from_rotation_vector(rotation_vectors))

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robot_state_core._typing import BoolArray, FloatArray
+from robot_state_core.description.joint_types.parameters import JointParameters
 
 NQ = 1
 NV = 1
@@ -23,6 +24,8 @@ ANGLE_VARIABLES: tuple[int, ...] = ()
 '''Position variables that are angles [rad] (wrapped when unbounded: continuous joints).'''
 TRANSLATION_VARIABLES: tuple[int, ...] = (0,)
 '''Position variables that are translations [m].'''
+ORIENTATION_VARIABLES: tuple[int, ...] = ()
+'''Position variables that parameterise an orientation (sampled on SO(3)).'''
 
 
 def motion_coefficients(axis: ArrayLike) -> FloatArray:
@@ -57,3 +60,21 @@ def difference(q0: FloatArray, q1: FloatArray, wrap: BoolArray) -> FloatArray:
 def positions_from_motion(X_FM: FloatArray, axis: ArrayLike) -> FloatArray:
     """The displacement d ``(1,)`` of the motion ``X_FM`` ``(4, 4)`` along the axis [m]."""
     return np.array([float(X_FM[:3, 3] @ np.asarray(axis, dtype=np.float64))])
+
+
+def prepare(q: FloatArray, where: str, name: str) -> FloatArray:
+    """Positions ``(..., k, 1)`` ready for :func:`distance` and :func:`interpolate` (as given)."""
+    return q
+
+
+def distance(q0: FloatArray, q1: FloatArray, p: JointParameters) -> FloatArray:
+    """MoveIt ``PrismaticJointModel::distance`` ``(..., k)``: ``|Δd|``."""
+    out: FloatArray = np.abs(q1 - q0)[..., 0]
+    return out
+
+
+def interpolate(q0: FloatArray, q1: FloatArray, t: FloatArray, p: JointParameters) -> FloatArray:
+    """MoveIt ``PrismaticJointModel::interpolate`` ``(..., k, 1)``: ``(1 - t) d0 + t d1``."""
+    tt = t[..., None]
+    out: FloatArray = (1.0 - tt) * q0 + tt * q1
+    return out

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robot_state_core._typing import BoolArray, FloatArray
+from robot_state_core.description.joint_types.parameters import JointParameters
 from robot_state_core.spatial.transforms import rotation_log, skew, wrap_angle
 
 NQ = 1
@@ -25,6 +26,8 @@ ANGLE_VARIABLES: tuple[int, ...] = (0,)
 '''Position variables that are angles [rad] (wrapped when unbounded: continuous joints).'''
 TRANSLATION_VARIABLES: tuple[int, ...] = ()
 '''Position variables that are translations [m].'''
+ORIENTATION_VARIABLES: tuple[int, ...] = ()
+'''Position variables that parameterise an orientation (sampled on SO(3)).'''
 
 
 def motion_coefficients(axis: ArrayLike) -> FloatArray:
@@ -71,3 +74,26 @@ def difference(q0: FloatArray, q1: FloatArray, wrap: BoolArray) -> FloatArray:
 def positions_from_motion(X_FM: FloatArray, axis: ArrayLike) -> FloatArray:
     """θ ``(1,)`` of the motion ``X_FM`` ``(4, 4)`` (the rotation about the axis only)."""
     return np.array([float(rotation_log(X_FM[:3, :3]) @ np.asarray(axis, dtype=np.float64))])
+
+
+def prepare(q: FloatArray, where: str, name: str) -> FloatArray:
+    """Positions ``(..., k, 1)`` ready for :func:`distance` and :func:`interpolate` (as given)."""
+    return q
+
+
+def distance(q0: FloatArray, q1: FloatArray, p: JointParameters) -> FloatArray:
+    """MoveIt ``RevoluteJointModel::distance`` ``(..., k)``: ``|Δθ|``, shortest arc if ``wrap``."""
+    out: FloatArray = np.abs(difference(q0, q1, p.wrap))[..., 0]
+    return out
+
+
+def interpolate(q0: FloatArray, q1: FloatArray, t: FloatArray, p: JointParameters) -> FloatArray:
+    """MoveIt ``RevoluteJointModel::interpolate`` ``(..., k, 1)`` at ``t`` ``(..., 1)``.
+
+    ``(1 - t) θ0 + t θ1``; an unbounded angle along the shortest arc, wrapped into ``[-π, π)``
+    (decision S11).
+    """
+    tt = t[..., None]
+    out: FloatArray = np.where(p.wrap[:, None], wrap_angle(q0 + tt * wrap_angle(q1 - q0)),
+                               (1.0 - tt) * q0 + tt * q1)
+    return out

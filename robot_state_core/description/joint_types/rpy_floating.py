@@ -28,12 +28,17 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robot_state_core._typing import BoolArray, FloatArray
+from robot_state_core.description.joint_types.parameters import JointParameters
 from robot_state_core.errors import InvalidArgumentError, SingularityError
 from robot_state_core.spatial.transforms import (
+    random_quat_xyzw,
+    rotation_angle,
     rotation_exp,
+    rotation_from_quat_xyzw,
     rotation_from_rpy,
     rotation_log,
     rpy_from_rotation,
+    wrap_angle,
 )
 
 __all__ = [
@@ -57,6 +62,8 @@ TRANSLATION_VARIABLES: tuple[int, ...] = (3, 4, 5)
 '''Position variables that are translations [m].'''
 ANGLE_VARIABLES: tuple[int, ...] = (0, 1, 2)
 '''Position variables that are angles [rad].'''
+ORIENTATION_VARIABLES: tuple[int, ...] = (0, 1, 2)
+'''Position variables that parameterise an orientation (sampled on SO(3)).'''
 
 RPY_SINGULARITY_COS_TOL = 1e-3
 '''``|cos(pitch)|`` below which the rpy_floating v → q̇ maps raise (Drake's threshold).'''
@@ -126,6 +133,46 @@ def difference(q0: FloatArray, q1: FloatArray, wrap: BoolArray | None = None) ->
 def positions_from_motion(X_FM: FloatArray) -> FloatArray:
     """``(roll, pitch, yaw, x, y, z)`` of the motion ``X_FM`` ``(4, 4)``."""
     return np.concatenate([rpy_from_rotation(X_FM[:3, :3]), X_FM[:3, 3]])
+
+
+def prepare(q: FloatArray, where: str, name: str) -> FloatArray:
+    """Positions ``(..., k, 6)`` ready for :func:`distance` and :func:`interpolate` (as given)."""
+    return q
+
+
+def distance(q0: FloatArray, q1: FloatArray, p: JointParameters) -> FloatArray:
+    """``‖Δt‖ + w · angle(R1 R0ᵀ)`` ``(..., k)`` (a floating joint's distance: decision S9)."""
+    R = rotation_from_rpy(q1[..., :3]) @ np.swapaxes(rotation_from_rpy(q0[..., :3]), -1, -2)
+    out: FloatArray = (np.linalg.norm(q1[..., 3:] - q0[..., 3:], axis=-1)
+                       + p.angular_weight * rotation_angle(R))
+    return out
+
+
+def interpolate(q0: FloatArray, q1: FloatArray, t: FloatArray, p: JointParameters) -> FloatArray:
+    """Positions ``(..., k, 6)`` at ``t`` ``(..., 1)``: translation linear, rotation geodesic.
+
+    ``R(t) = exp(t log(R1 R0ᵀ)) R0``, converted back to wrapped roll/pitch/yaw.
+    """
+    tt = t[..., None]
+    out: FloatArray = (1.0 - tt) * q0 + tt * q1
+    R0 = rotation_from_rpy(q0[..., :3])
+    w = rotation_log(rotation_from_rpy(q1[..., :3]) @ np.swapaxes(R0, -1, -2))
+    out[..., :3] = wrap_angle(rpy_from_rotation(rotation_exp(tt * w) @ R0))
+    return out
+
+
+def random_orientations(rng: np.random.Generator, shape: tuple[int, ...]) -> FloatArray:
+    """Uniform orientations on SO(3) as wrapped roll, pitch, yaw ``(*shape, 3)``."""
+    R = rotation_from_quat_xyzw(random_quat_xyzw(rng, shape))
+    out: FloatArray = wrap_angle(rpy_from_rotation(R))
+    return out
+
+
+def orientations_near(near: FloatArray, rotation_vectors: FloatArray) -> FloatArray:
+    """Roll, pitch, yaw ``near`` ``(..., 3)`` turned by ``rotation_vectors`` ``(..., 3)``."""
+    out: FloatArray = wrap_angle(rpy_from_rotation(
+        rotation_exp(rotation_vectors) @ rotation_from_rpy(near)))
+    return out
 
 
 def _batch(a: ArrayLike, n: int, function: str, argument: str) -> FloatArray:
