@@ -20,6 +20,7 @@ import pytest
 import robot_corpus
 
 from robot_state_core import kinematics as kin
+from robot_state_core.description.joint_types import floating, mimic, planar, rpy_floating
 from robot_state_core.ik import solver as ik
 from robot_state_core.ik.cache import default_ik_cache
 from robot_state_core.ik.types import IKOptions, IKRequest
@@ -246,19 +247,33 @@ def test_each_kernel_compiles_one_signature(models: dict[str, RobotModel],
     assert len(kernels.point_jacobian.signatures) == 1
 
 
-def test_cache_entries_depend_on_the_fk_kernels_source(compiled: object) -> None:
-    """The IK kernels' cache index keys carry the hash of kinematics/compiled.py and spatial.
+_ONE_JOINT = ('<robot name="one"><link name="a"/><link name="b"/><joint name="j" type="revolute">'
+              '<parent link="a"/><child link="b"/><axis xyz="0 0 1"/>'
+              '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>')
 
-    They compile the FK/Jacobian kernels and spatial's scalar rotation log and angle wrap into
+
+def test_cache_entries_depend_on_the_fk_kernels_source(compiled: object) -> None:
+    """The IK kernels' cache index keys carry the hash of the sources they compile in.
+
+    They compile the FK/Jacobian kernels (kinematics/compiled.py), spatial's scalar rotation
+    log and angle wrap, and the joint types' scalar motions and quaternion test into
     themselves, so a change there alone must recompile them (numba keys a cache entry on its
-    own file only).
+    own file only); the FK kernels' keys carry the hash of what they compile in.
     """
-    sources = b''.join(Path(m.__file__).read_bytes() for m in (fk_kernels, transforms))
-    stamp = hashlib.sha256(sources).hexdigest()
+    inlined = (transforms, planar, floating, rpy_floating, mimic)  # named here, not read back
+
+    def stamp(modules: tuple[object, ...]) -> str:
+        return hashlib.sha256(b''.join(Path(str(m.__file__)).read_bytes()
+                                       for m in modules)).hexdigest()
+
     for kernel in (compiled.iterate, compiled.search, compiled.start_single):
         sig = kernel.signatures[0]
         key = kernel._cache._index_key(sig, kernel.targetctx.codegen())
-        assert key[-1] == stamp
+        assert key[-1] == stamp((fk_kernels, *inlined))
+    kin.forward_kinematics(RobotModel.from_urdf_string(_ONE_JOINT), np.zeros(1))
+    kernel = fk_kernels.forward_one
+    key = kernel._cache._index_key(kernel.signatures[0], kernel.targetctx.codegen())
+    assert key[-1] == stamp(inlined)
 
 
 @pytest.mark.parametrize(('robot', 'group', 'tips', 'position_only'), PROBLEMS[:4])

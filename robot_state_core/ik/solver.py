@@ -85,6 +85,7 @@ from numpy.typing import ArrayLike
 from robot_state_core import kinematics
 from robot_state_core._typing import as_finite_float, BoolArray, FloatArray, IntArray
 from robot_state_core._typing import read_only as _ro
+from robot_state_core.description.joint_types import JOINT_TYPES
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import (
     InvalidArgumentError,
@@ -282,16 +283,15 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
     lower = np.asarray(model.variable_lower)[q_active]
     upper = np.asarray(model.variable_upper)[q_active]
     quat, wrap, rpy_angles = [], [], []
-    for j in active_joints:
+    for j in active_joints:  # each joint type module's declarations
         z0 = z_of_q[int(q_start[j])]
-        if types[j] is JointType.FLOATING:
-            quat.append(np.arange(z0 + 3, z0 + 7))
-        elif types[j] is JointType.CONTINUOUS:
-            wrap.append(z0)
-        elif types[j] is JointType.PLANAR:
-            wrap.append(z0 + 2)
-        elif types[j] is JointType.RPY_FLOATING:
-            rpy_angles += [z0, z0 + 1, z0 + 2]
+        module = JOINT_TYPES[types[j]]
+        angles, orientation = module.ANGLE_VARIABLES, module.ORIENTATION_VARIABLES
+        if orientation and not angles:  # a quaternion
+            quat.append(z0 + np.asarray(orientation))
+        rpy_angles += [z0 + a for a in angles if a in orientation]
+        wrap += [z0 + a for a in angles
+                 if a not in orientation and not model.variable_bounded[int(q_start[j]) + a]]
     quat_z = np.stack(quat).astype(np.intp) if quat else np.zeros((0, 4), np.intp)
     in_quat = np.isin(np.arange(q_active.size), quat_z.reshape(-1))
     clip = bounded & ~in_quat
@@ -314,7 +314,7 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
         sampled[f] = influential[f[0]]
     s_lo = np.where(is_rpy, -np.pi, lower)[sample_z]
     s_hi = np.where(is_rpy, np.pi, upper)[sample_z]
-    additive = all(types[j] in _ONE_DOF or types[j] is JointType.PLANAR for j in active_joints)
+    additive = all(not JOINT_TYPES[types[j]].ORIENTATION_VARIABLES for j in active_joints)
     tip_columns = tuple(link_columns(model, p, t) for t in tips)
     return _Kernel(
         n=n, nv=model.nv, v_active=_ro(v_active, np.intp), q_active=_ro(q_active, np.intp),
