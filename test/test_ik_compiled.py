@@ -32,6 +32,7 @@ from robot_state_core.io.default_robot import (
 from robot_state_core.kinematics import compiled as fk_kernels
 from robot_state_core.kinematics.plan import compiled_kernels
 from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial import compiled as spatial_compiled
 from robot_state_core.spatial import transforms
 from robot_state_core.spatial.transforms import (
     random_quat_xyzw,
@@ -256,11 +257,11 @@ def test_cache_entries_depend_on_the_fk_kernels_source(compiled: object) -> None
     """The IK kernels' cache index keys carry the hash of the sources they compile in.
 
     They compile the FK/Jacobian kernels (kinematics/compiled.py), spatial's scalar rotation
-    log and angle wrap, and the joint types' scalar motions and quaternion test into
-    themselves, so a change there alone must recompile them (numba keys a cache entry on its
+    log and angle wrap, the one pose product, and the joint types' scalar motions and
+    quaternion test into themselves, so a change there alone must recompile them (numba keys a cache entry on its
     own file only); the FK kernels' keys carry the hash of what they compile in.
     """
-    inlined = (transforms, planar, floating, rpy_floating, mimic)  # named here, not read back
+    inlined = (transforms, spatial_compiled, planar, floating, rpy_floating, mimic)  # named
 
     def stamp(modules: tuple[object, ...]) -> str:
         return hashlib.sha256(b''.join(Path(str(m.__file__)).read_bytes()

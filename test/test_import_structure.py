@@ -49,6 +49,10 @@ LAYERS: tuple[str, ...] = (
 
 # (importing module, imported module) -> why the import is function-level.
 LAZY_IMPORT_ALLOW_LIST: dict[tuple[str, str], str] = {
+    ('robot_state_core.spatial.composition', 'robot_state_core.spatial.compiled'): (
+        'start-up time: numba costs 0.4-0.7 s to import; the composition kernels are imported '
+        'on the first composition, not with the package'
+    ),
     ('robot_state_core.apps.cli', 'robot_state_core.ros.main'): (
         'ROS (rclpy) is optional: `robot-state-core check/fk/ik/...` and '
         '`import robot_state_core` must work without a ROS installation'

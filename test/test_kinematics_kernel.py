@@ -37,6 +37,7 @@ from robot_state_core.io.default_robot import default_robot_urdf_path
 from robot_state_core.kinematics.plan import compiled_kernels, entries
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.spatial import transforms
+from robot_state_core.spatial.composition import composition_kernels
 
 RESOURCES = Path(__file__).resolve().parent / 'resources'
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / 'robot_state_core'
@@ -127,10 +128,12 @@ def test_each_kernel_compiles_one_signature() -> None:
     kernels = compiled_kernels()
     kin.fold_mimic_columns(model, kin.jacobian(model, Q, model.link_count - 1))
     kin.fold_mimic_columns(model, kin.jacobian(model, Q[0], model.link_count - 1).tolist())
-    for name in ('forward', 'forward_one', 'local_transforms', 'compose', 'point_jacobian',
+    for name in ('forward', 'forward_one', 'local_transforms', 'point_jacobian',
                  'point_jacobian_one', 'jacobian_columns', 'fold_mimic', 'forward_jacobian_one'):
         signatures = getattr(kernels, name).signatures
         assert len(signatures) == 1, f'{name} compiled {len(signatures)} signatures'
+    signatures = composition_kernels().compose_tree.signatures
+    assert len(signatures) == 1, f'compose_tree compiled {len(signatures)} signatures'
 
 
 _SCRIPT = '''

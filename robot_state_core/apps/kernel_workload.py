@@ -45,6 +45,7 @@ from robot_state_core.scene.planning_scene import (
     DistanceRequestType,
     PlanningScene,
 )
+from robot_state_core.spatial import compiled as spatial_kernels
 from robot_state_core.state.robot_state import RobotState
 
 __all__ = ['exercise', 'main', 'run']
@@ -107,7 +108,7 @@ def run(path: str | None = None) -> tuple[float, int]:
     """
     start = time.monotonic()
     exercise(RobotModel.from_urdf_file(default_robot_urdf_path(), default_robot_srdf_path()))
-    recorded = write_signatures((fk_kernels, ik_kernels, broad_phase),
+    recorded = write_signatures((spatial_kernels, fk_kernels, ik_kernels, broad_phase),
                                 signature_file() if path is None else Path(path))
     return time.monotonic() - start, sum(len(s) for m in recorded.values() for s in m.values())
 

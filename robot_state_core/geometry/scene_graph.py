@@ -61,7 +61,8 @@ inspector reports the result (``collision_filtered``, ``get_collision_candidates
 
 Poses (G-C4, G-C5, G-C11). Frames are posed relative to their parent (``X_PF``); a geometry is
 fixed in its frame (``X_FG``). :meth:`SceneGraph.compute_world_poses` takes one ``X_PF`` per
-registered frame, composes the frame chains one tree depth at a time (batched matmuls), and
+registered frame, composes the frame tree with the package's one composition
+(:func:`robot_state_core.spatial.composition.compose_tree`), and
 returns ``X_WG`` for every geometry as one ``(G, 4, 4)`` array, in the stable order of
 ``model_inspector().get_all_geometry_ids()`` (registration order).
 
@@ -124,6 +125,7 @@ from robot_state_core.geometry.shapes import (
     Shape,
     Sphere,
 )
+from robot_state_core.spatial.composition import compose_tree, poses_on_frames
 from robot_state_core.spatial.transforms import as_pose
 
 _SHAPE_TYPES = (Box, Sphere, Ellipsoid, Cylinder, Capsule, Cone, HalfSpace, Mesh, Convex)
@@ -427,7 +429,7 @@ class _PoseLayout:
 
     revision: int
     frame_order: tuple[FrameId, ...]  # non-world frames, registration (= topological) order
-    levels: tuple[tuple[IntArray, IntArray], ...]  # per depth: (stack idx, parent stack idx)
+    tree: IntArray  # (F, 2): each frame's parent and its own index in the world-first stack
     geometry_ids: tuple[GeometryId, ...]
     geometry_frame_index: IntArray  # (G,) index into the world-first frame stack
     geometry_roles: NDArray[np.int64]  # (G,) role bits
@@ -1398,20 +1400,15 @@ class SceneGraph:
         if layout is not None and layout.revision == self._gs.revision:
             return layout
         frames = [self._gs.frames[f] for f in self._gs.frame_order]
-        depth = np.fromiter((f.depth for f in frames), dtype=np.intp, count=len(frames))
         parent_index = np.fromiter((self._gs.frames[f.parent_id].index for f in frames),
                                    dtype=np.intp, count=len(frames))
-        levels = []
-        for d in range(1, int(depth.max(initial=0)) + 1):
-            at_depth = np.flatnonzero(depth == d)
-            levels.append((at_depth + 1, parent_index[at_depth]))
         geometries = list(self._gs.geometries.values())
         count = len(geometries)
         X_FG = np.stack([g.X_FG for g in geometries]) if geometries else np.empty((0, 4, 4))
         layout = _PoseLayout(
             revision=self._gs.revision,
             frame_order=tuple(self._gs.frame_order),
-            levels=tuple(levels),
+            tree=np.stack([parent_index, np.arange(1, len(frames) + 1)], axis=1),
             geometry_ids=tuple(self._gs.geometries),
             geometry_frame_index=np.fromiter(
                 (self._gs.frames[g.frame_id].index for g in geometries), dtype=np.intp,
@@ -1495,12 +1492,8 @@ class SceneGraph:
         return X
 
     def _compose_frames(self, X_PF: FloatArray, layout: _PoseLayout) -> FloatArray:
-        """World-first ``(F + 1, 4, 4)`` X_WF stack, one batched product per tree depth."""
-        X_WF = np.empty((len(X_PF) + 1, 4, 4))
-        X_WF[0] = np.eye(4)
-        for index, parent in layout.levels:
-            X_WF[index] = X_WF[parent] @ X_PF[index - 1]
-        return X_WF
+        """World-first ``(F + 1, 4, 4)`` X_WF stack: the package's one tree composition."""
+        return compose_tree(layout.tree, X_PF, len(X_PF) + 1)
 
     def compute_frame_world_poses(self, frame_poses: FramePoses) -> FloatArray:
         """World poses of every registered frame from their parent-relative poses (G-C5).
@@ -1548,7 +1541,7 @@ class SceneGraph:
         if role is not None:
             keep = _role_mask(layout.geometry_roles, role)
             frame_index, X_FG = frame_index[keep], X_FG[keep]
-        return X_WF[frame_index] @ X_FG
+        return poses_on_frames(X_WF, frame_index, X_FG)
 
 
 def _role_mask(role_bits: NDArray[np.int64], role: Role) -> NDArray[np.bool_]:

@@ -69,7 +69,6 @@ from robot_state_core.kinematics.configuration_space import (
 from robot_state_core.kinematics.forward import (
     compose_link_poses,
     compute_scene_state,
-    fixed_frame_poses,
     forward_kinematics,
     forward_kinematics_soa,
     KinematicsData,
@@ -98,7 +97,6 @@ __all__ = [
     'compose_link_poses',
     'compute_scene_state',
     'difference',
-    'fixed_frame_poses',
     'fold_mimic_columns',
     'forward_kinematics',
     'forward_kinematics_and_jacobian',

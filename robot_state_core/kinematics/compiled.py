@@ -41,7 +41,9 @@ from robot_state_core.description.joint_types import floating, mimic, planar, rp
 from robot_state_core.jit.decorators import depend_on_sources
 from robot_state_core.jit.decorators import inline as _inline
 from robot_state_core.jit.decorators import jit as _jit
+from robot_state_core.spatial import compiled as spatial_compiled
 from robot_state_core.spatial import transforms
+from robot_state_core.spatial.compiled import compose_into, product_row, set_root
 
 # The joint types' own scalar math (one source each), compiled into the kernels below.
 _planar_rows = _inline(planar.motion_rows)
@@ -110,40 +112,6 @@ def local_rows(q: Any, joints: Any, coefficients: Any, j: int) -> Any:  # pragma
 
 
 @_jit
-def product_row(p0: float, p1: float, p2: float, p3: float, L0: Any, L1: Any,
-                L2: Any) -> Any:  # pragma: no cover - compiled
-    """Row ``[p0 p1 p2 p3]`` of a rigid transform times a rigid transform (top rows L0..L2).
-
-    The one product of the package's compositions; ``L0, L1, L2`` are 4-tuples.
-    """
-    return (p0 * L0[0] + p1 * L1[0] + p2 * L2[0],
-            p0 * L0[1] + p1 * L1[1] + p2 * L2[1],
-            p0 * L0[2] + p1 * L1[2] + p2 * L2[2],
-            p0 * L0[3] + p1 * L1[3] + p2 * L2[3] + p3)
-
-
-@_inline
-def compose_into(X_WL: Any, parent: int, child: int, L0: Any, L1: Any,
-                 L2: Any) -> None:  # pragma: no cover - compiled
-    """``X_WL[child] = X_WL[parent] @ X_PC`` (``X_PC``'s top rows ``L0, L1, L2``).
-
-    ``X_WL`` ``(L, 4, 4)``: one configuration's poses (the batch kernels pass ``X_WL[n]``, a
-    view: no reshape).
-    """
-    for r in range(3):
-        row = product_row(X_WL[parent, r, 0], X_WL[parent, r, 1], X_WL[parent, r, 2],
-                          X_WL[parent, r, 3], L0, L1, L2)
-        X_WL[child, r, 0] = row[0]
-        X_WL[child, r, 1] = row[1]
-        X_WL[child, r, 2] = row[2]
-        X_WL[child, r, 3] = row[3]
-    X_WL[child, 3, 0] = 0.0
-    X_WL[child, 3, 1] = 0.0
-    X_WL[child, 3, 2] = 0.0
-    X_WL[child, 3, 3] = 1.0
-
-
-@_jit
 def store(X: Any, n: int, j: int, L0: Any, L1: Any, L2: Any) -> None:  # pragma: no cover
     """``X[n, j] = [L0; L1; L2; 0 0 0 1]``."""
     for c in range(4):
@@ -151,14 +119,6 @@ def store(X: Any, n: int, j: int, L0: Any, L1: Any, L2: Any) -> None:  # pragma:
         X[n, j, 1, c] = L1[c]
         X[n, j, 2, c] = L2[c]
         X[n, j, 3, c] = 1.0 if c == 3 else 0.0
-
-
-@_jit
-def set_root(X_WL: Any) -> None:  # pragma: no cover - compiled
-    """The root link (0) is the model frame: ``X_WL[0] = I`` (``X_WL`` ``(L, 4, 4)``)."""
-    for r in range(4):
-        for c in range(4):
-            X_WL[0, r, c] = 1.0 if r == c else 0.0
 
 
 @_jit
@@ -264,20 +224,6 @@ def local_frames(q: Any, joints: Any, coefficients: Any, selected: Any, translat
         quats_xyzw[k, 1] = y
         quats_xyzw[k, 2] = z
         quats_xyzw[k, 3] = w
-
-
-@_jit
-def compose(joints: Any, X_PC: Any, X_WL: Any) -> None:  # pragma: no cover - compiled
-    """Link poses ``X_WL`` ``(N, L, 4, 4)`` from given local transforms ``(N, J, 4, 4)``."""
-    for n in range(X_PC.shape[0]):
-        X = X_WL[n]
-        set_root(X)
-        for j in range(joints.shape[0]):
-            L = X_PC[n, j]
-            compose_into(X, joints[j, 2], joints[j, 3],
-                         (L[0, 0], L[0, 1], L[0, 2], L[0, 3]),
-                         (L[1, 0], L[1, 1], L[1, 2], L[1, 3]),
-                         (L[2, 0], L[2, 1], L[2, 2], L[2, 3]))
 
 
 # ---------------------------------------------------------------------------- Jacobian
@@ -456,9 +402,9 @@ def forward_jacobian_one(q: Any, joints: Any, coefficients: Any, X_WL: Any, link
     return status
 
 
-SOURCES = (transforms, planar, floating, rpy_floating, mimic)
+SOURCES = (transforms, spatial_compiled, planar, floating, rpy_floating, mimic)
 '''Modules whose functions the kernels here compile into themselves (their cache key).'''
 depend_on_sources(
-    lambda: (forward, forward_one, local_transforms, local_frames, compose, point_jacobian,
+    lambda: (forward, forward_one, local_transforms, local_frames, point_jacobian,
              point_jacobian_one, forward_jacobian_one, fold_mimic, configuration_status),
     SOURCES)

@@ -3,9 +3,9 @@
 One kernel: every function here runs the compiled FK kernel
 :func:`robot_state_core.kinematics.compiled.forward` (local transforms from the plan's motion
 polynomials and the multi-DOF joint types' ``motion_rows``, composed in joint order by
-:func:`~robot_state_core.kinematics.compiled.compose_into`), or one of its two halves
+:func:`~robot_state_core.spatial.compiled.compose_into`), or one of its two halves
 (:func:`~robot_state_core.kinematics.compiled.local_transforms`,
-:func:`~robot_state_core.kinematics.compiled.compose`). A single configuration is the batch of
+:func:`~robot_state_core.spatial.composition.compose_tree`). A single configuration is the batch of
 one. Conventions: :mod:`robot_state_core.kinematics`.
 """
 
@@ -47,6 +47,7 @@ from robot_state_core.kinematics.plan import (
     plan,
 )
 from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial.composition import compose_tree
 
 # ---------------------------------------------------------------------------- kernel arguments
 
@@ -373,8 +374,9 @@ def update_forward_kinematics(model: RobotModel, data: KinematicsData,
 def compose_link_poses(model: RobotModel, X_PC: FloatArray) -> FloatArray:
     """Compose local joint transforms ``(..., J, 4, 4)`` into link poses ``(..., L, 4, 4)``.
 
-    The composition half of the FK kernel
-    (:func:`~robot_state_core.kinematics.compiled.compose_into`).
+    The composition half of the FK kernel: the package's one tree composition
+    (:func:`robot_state_core.spatial.composition.compose_tree`, whose product the FK kernel
+    compiles in).
 
     Raises:
         InvalidArgumentError: ``X_PC`` is not a finite ``(..., J, 4, 4)`` array.
@@ -389,13 +391,7 @@ def compose_link_poses(model: RobotModel, X_PC: FloatArray) -> FloatArray:
     if not all_finite(X_PC):
         raise InvalidArgumentError('compose_link_poses: X_PC contains NaN or inf')
     p = plan(model)
-    batch = X_PC.shape[:-3]
-    rows = np.ascontiguousarray(X_PC.reshape((-1, *X_PC.shape[-3:])))
-    if not rows.flags.writeable:
-        rows = rows.copy()
-    X_WL = np.empty((rows.shape[0], p.link_count, 4, 4))
-    compiled_kernels().compose(p.fk_joints, rows, X_WL)
-    return X_WL.reshape(batch + X_WL.shape[1:])
+    return compose_tree(p.fk_joints[:, 2:4], X_PC, p.link_count)
 
 
 def forward_kinematics_soa(model: RobotModel, q: ArrayLike) -> FloatArray:
@@ -424,18 +420,6 @@ def link_pose(model: RobotModel, q: ArrayLike, link: str | int) -> FloatArray:
     """
     index = check_link(model, link, 'link_pose')
     return forward_kinematics(model, q)[..., index, :, :]
-
-
-def fixed_frame_poses(X_WL: FloatArray, links: IntArray, X_LF: FloatArray) -> FloatArray:
-    """``X_WF = X_WL[link(F)] @ X_LF`` ``(F, 4, 4)`` of frames fixed on links (collision bodies).
-
-    Args:
-        X_WL: ``(L, 4, 4)`` link poses.
-        links: ``(F,)`` link of each frame.
-        X_LF: ``(F, 4, 4)`` frame poses in their link.
-    """
-    out: FloatArray = X_WL[links] @ X_LF
-    return out
 
 
 # ---------------------------------------------------------------------------- scene state (SG-49)

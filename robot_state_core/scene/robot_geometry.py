@@ -105,6 +105,7 @@ from robot_state_core.geometry.shapes import (
     Sphere,
 )
 from robot_state_core.model.robot_model import RobotModel
+from robot_state_core.spatial.composition import poses_on_frames
 
 __all__ = [
     'DEFAULT_DIFFUSE',
@@ -450,7 +451,7 @@ class RobotGeometry:
         if X.shape != (self.model.link_count, 4, 4):
             raise InvalidArgumentError(f'RobotGeometry.world_poses: X_WL must have shape '
                                        f'({self.model.link_count}, 4, 4), got {X.shape}')
-        return np.matmul(X[self.geometry_link], self.X_LG, out=out)
+        return poses_on_frames(X, self.geometry_link, self.X_LG, out)
 
     def __repr__(self) -> str:
         return (f'RobotGeometry({self.model.name!r}: {len(self.shapes)} proximity geometries '

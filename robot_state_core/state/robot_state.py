@@ -73,6 +73,7 @@ from robot_state_core.kinematics import bounds
 from robot_state_core.model.joint_model_group import JointModelGroup
 from robot_state_core.model.robot_model import RobotModel, VariableSelection
 from robot_state_core.model.rpy_floating import JointContext
+from robot_state_core.spatial.composition import poses_on_frames
 from robot_state_core.spatial.transforms import (
     as_pose,
     check_quat_xyzw,
@@ -856,7 +857,7 @@ class RobotState:
     def _collision(self) -> FloatArray:
         X_WL = self._links()
         if self._dirty_collision:
-            self._X_WG = kinematics.fixed_frame_poses(X_WL, self._plan.geometry_link,
+            self._X_WG = poses_on_frames(X_WL, self._plan.geometry_link,
                                                       self._plan.X_LG)
             self._attached_poses = {n: attached_body_global_poses(
                 b, X_WL[self._model.link_index(b.link)]) for n, b in self._attached.items()}
