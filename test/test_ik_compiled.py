@@ -258,8 +258,9 @@ def test_cache_entries_depend_on_the_fk_kernels_source(compiled: object) -> None
 
     They compile the FK/Jacobian kernels (kinematics/compiled.py), spatial's scalar rotation
     log and angle wrap, the one pose product, and the joint types' scalar motions and
-    quaternion test into themselves, so a change there alone must recompile them (numba keys a cache entry on its
-    own file only); the FK kernels' keys carry the hash of what they compile in.
+    quaternion test into themselves, so a change there alone must recompile them (numba keys
+    a cache entry on its own file only); the FK kernels' keys carry the hash of what they
+    compile in.
     """
     inlined = (transforms, spatial_compiled, planar, floating, rpy_floating, mimic)  # named
 
