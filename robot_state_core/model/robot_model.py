@@ -3,7 +3,9 @@
 A :class:`RobotModel` is compiled once from a
 :class:`~robot_state_core.description.scene_graph.SceneGraph` (and optionally an SRDF) into
 structure-of-arrays form; every array is read-only and editing the graph afterwards never changes
-the model (design study B1, B6).
+the model (design study B1, B6). What the SRDF adds (the virtual joint, groups, named states,
+end effectors, passive joints, disabled collision pairs, joint properties) is compiled by
+:mod:`robot_state_core.model.semantics`.
 
 Conventions:
     * Joint order is depth-first from the root (children in the graph's insertion order); joint
@@ -20,7 +22,6 @@ Conventions:
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 import logging
@@ -34,32 +35,24 @@ import numpy as np
 
 from robot_state_core._typing import FloatArray, IntArray
 from robot_state_core._typing import read_only as _ro
-from robot_state_core.description.joints import Joint, JOINT_TYPE_INFO, JointLimits, JointType
+from robot_state_core.description.joints import Joint, JOINT_TYPE_INFO, JointType
 from robot_state_core.description.links import Link
 from robot_state_core.errors import (
     ImmutableModelError,
     InvalidArgumentError,
     InvalidTypeError,
     ModelError,
-    SrdfLoadError,
     UnknownNameError,
 )
 from robot_state_core.io.load_report import LoadMessage, log_load_messages
-from robot_state_core.io.srdf import dependency_order, MAX_GROUPS, parse_srdf, read_srdf_file
+from robot_state_core.io.srdf import parse_srdf, read_srdf_file
 from robot_state_core.io.urdf import load_urdf_file, load_urdf_string
 from robot_state_core.model.joint_model_group import JointModelGroup
 from robot_state_core.model.rpy_floating import RpyFloatingJoint
-from robot_state_core.spatial.transforms import (
-    check_quat_xyzw,
-    MAX_COORDINATE,
-    QUATERNION_MAX_NORM,
-    QUATERNION_MIN_NORM,
-)
+from robot_state_core.model.semantics import add_virtual_joint, compile_semantics, EndEffector
 
 #: Integer codes of joint types in ``RobotModel.joint_type_codes`` (index into this tuple).
 JOINT_TYPE_ORDER: tuple[JointType, ...] = tuple(JointType)
-#: IK timeout [s] of a group that kinematics.yaml does not configure.
-DEFAULT_IK_TIMEOUT = 0.05
 MAX_LINKS = 50_000
 '''Most links a model may have (joints: one fewer). A description beyond it raises
 :class:`ModelError` before anything is compiled.
@@ -76,29 +69,9 @@ Finite values beyond it (``±1e308``, a mimic multiplier of ``1e300``) are not u
 range ``upper - lower`` of a random sample, the squared errors of IK and the products in
 Jacobians overflow to inf and then NaN. The "unlimited" idiom of Gazebo-generated URDFs
 (``±1e16``) is far below it.'''
-#: MoveIt ``JointModel::getStateSpaceDimension`` per type: the joint's default distance factor
-#: (``RobotModel::constructJointModel``). RPY_FLOATING (not a MoveIt type) counts like FLOATING.
-STATE_SPACE_DIMENSION: dict[JointType, int] = {
-    JointType.FIXED: 0, JointType.REVOLUTE: 1, JointType.CONTINUOUS: 1, JointType.PRISMATIC: 1,
-    JointType.PLANAR: 3, JointType.FLOATING: 6, JointType.RPY_FLOATING: 6}
-#: Planar motion models of the SRDF ``motion_model`` joint property (MoveIt
-#: ``PlanarJointModel::MotionModel``).
-PLANAR_MOTION_MODELS: tuple[str, ...] = ('holonomic', 'diff_drive')
-#: MoveIt's default ``min_translational_distance`` of a planar joint [m].
-DEFAULT_MIN_TRANSLATIONAL_DISTANCE = 1e-5
-#: A decimal number at the start of a property value, as ``std::stod`` reads it.
-_LEADING_NUMBER = re.compile(r'\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)')
 
 _LOG = logging.getLogger(__name__)
-#: Which position variables of a joint are translations [m] (the others are angles or a
-#: quaternion).
-_TRANSLATION_VARIABLES: dict[JointType, tuple[int, ...]] = {
-    JointType.PRISMATIC: (0,), JointType.PLANAR: (0, 1), JointType.FLOATING: (0, 1, 2),
-    JointType.RPY_FLOATING: (3, 4, 5)}
 _PlanT = TypeVar('_PlanT')
-
-
-
 
 _LINK_ELEMENT = re.compile(r'<link[\s/>]')
 
@@ -141,16 +114,6 @@ class VariableSelection:
     unknown_names: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class EndEffector:
-    """An SRDF end effector: ``group`` attached to ``parent_link`` (of ``parent_group``)."""
-
-    name: str
-    parent_link: str
-    group: str
-    parent_group: str = ''
-
-
 class RobotModel:
     """Immutable compiled kinematic model. Build with :meth:`from_scene_graph` or the loaders.
 
@@ -182,16 +145,19 @@ class RobotModel:
         mimic_variable, mimic_source, mimic_multiplier, mimic_offset: (m,) the mimic map.
         active_variable_mask: (nq,) variables that are not mimic-driven.
         joint_distance_factors: (J,) MoveIt's per-joint ``distance_factor``: the joint's state
-            space dimension (:data:`STATE_SPACE_DIMENSION`: 1 for revolute, continuous and
-            prismatic, 3 for planar, 6 for floating and rpy_floating, 0 for fixed). The
-            whole-state and group distances weight each joint by it (``RobotModel::distance``).
+            space dimension (:data:`~robot_state_core.model.semantics.STATE_SPACE_DIMENSION`:
+            1 for revolute, continuous and prismatic, 3 for planar, 6 for floating and
+            rpy_floating, 0 for fixed). The whole-state and group distances weight each joint
+            by it (``RobotModel::distance``).
         joint_angular_distance_weights: (J,) weight of the rotation term of planar, floating
             and rpy_floating joint distances: the SRDF ``angular_distance_weight`` joint
             property, default 1.
         joint_motion_models: (J,) ``'holonomic'`` or ``'diff_drive'`` for planar joints (SRDF
             ``motion_model``, default ``'holonomic'``), ``''`` for the other types.
         joint_min_translational_distances: (J,) planar ``min_translational_distance`` [m]
-            (SRDF, default :data:`DEFAULT_MIN_TRANSLATIONAL_DISTANCE`; used by diff drive).
+            (SRDF, default
+            :data:`~robot_state_core.model.semantics.DEFAULT_MIN_TRANSLATIONAL_DISTANCE`; used
+            by diff drive).
 
     Immutability: once constructed, attributes can be neither rebound nor deleted
     (:class:`~robot_state_core.errors.ImmutableModelError`), and every array is read-only. The
@@ -240,7 +206,7 @@ class RobotModel:
         # Collected in lists (a tuple grown one warning at a time is quadratic), sealed below.
         self._warnings: dict[bool, list[str]] = {False: [],
                                                  True: list(getattr(srdf, 'warnings', ()))}
-        virtual = self._add_virtual_joint(graph, srdf) if srdf is not None else None
+        virtual = add_virtual_joint(graph, srdf, self._warn) if srdf is not None else None
         if graph.is_empty():
             raise ModelError('RobotModel: the scene graph is empty')
         single_link = len(graph.get_links()) == 1 and not graph.get_joints()
@@ -257,8 +223,17 @@ class RobotModel:
         if virtual is not None:  # MoveIt: a fixed virtual joint keeps the root link as frame
             self.model_frame = virtual.child_link if virtual.type == 'fixed' \
                 else virtual.parent_frame
-        self._compile_semantics(srdf, kinematics or {}, virtual)
-        self._compile_joint_properties(srdf)
+        semantics = compile_semantics(self, srdf, kinematics or {}, virtual, self._warn)
+        self.passive_joint_names: tuple[str, ...] = semantics.passive_joint_names
+        self.end_effectors: tuple[EndEffector, ...] = semantics.end_effectors
+        self.disabled_collision_pairs: tuple[tuple[str, str, str], ...] = (
+            semantics.disabled_collision_pairs)
+        self.virtual_joint_names: tuple[str, ...] = semantics.virtual_joint_names
+        self._groups: dict[str, JointModelGroup] = semantics.groups
+        self.joint_distance_factors = semantics.joint_distance_factors
+        self.joint_angular_distance_weights = semantics.joint_angular_distance_weights
+        self.joint_min_translational_distances = semantics.joint_min_translational_distances
+        self.joint_motion_models: tuple[str, ...] = semantics.joint_motion_models
         self.load_warnings: tuple[str, ...] = tuple(self._warnings[False])
         self.srdf_warnings: tuple[str, ...] = tuple(self._warnings[True])
         del self._warnings
@@ -373,80 +348,6 @@ class RobotModel:
         """Record a problem MoveIt tolerates with a log message (logged per kind at the end)."""
         self._messages.append(LoadMessage(kind, message, item, group))
         self._warnings[srdf].append(message)
-
-    def _add_virtual_joint(self, graph: Any, srdf: Any) -> Any | None:
-        """Connect the URDF root to the SRDF's virtual joint (MoveIt ``constructJointModel``).
-
-        The first virtual joint whose child is the root link is used; the others are skipped
-        with a warning. Its parent frame becomes the new root link; when that name is already
-        a link (e.g. ``parent_frame == child_link``, which MoveIt accepts) the new root link is
-        named ``<joint>_parent_frame``. A fixed virtual joint onto its own child adds nothing.
-
-        MoveIt's rule (``RobotModel::constructJointModel``) is on the child frame alone: a
-        virtual joint whose child is not the URDF root is skipped ("Skipping virtual joint
-        '...' because its child frame '...' does not match the URDF frame '...'"), whatever
-        its name, so one named like a URDF joint does not make its parent frame the model
-        frame. Its graph already holding the virtual joint (a model's own ``to_scene_graph()``
-        compiled again) is recognized by the joint's type and parent frame, not by its name.
-        A virtual joint on the root named like a URDF joint is skipped too (decision L21).
-
-        Returns:
-            The virtual joint used, or ``None``.
-        """
-        root = graph.get_root()
-        chosen = None
-        for vj in getattr(srdf, 'virtual_joints', ()):
-            existing = graph.get_joint(vj.name)
-            if chosen is None and existing is not None and \
-                    existing.child_link_name == vj.child_link and \
-                    existing.parent_link_name == root and \
-                    existing.type is JointType(vj.type) and \
-                    (root == vj.parent_frame or root.startswith(f'{vj.name}_parent_frame')):
-                chosen = vj  # recompiling a model's own graph: its root is this frame
-                continue
-            if chosen is not None:
-                self._warn(f'virtual joint {vj.name!r} is ignored: the model already has the '
-                           f'virtual joint {chosen.name!r}', True, 'ignored_virtual_joint',
-                           repr(vj.name))
-                continue
-            if graph.get_link(vj.child_link) is None:
-                self._warn(f'virtual joint {vj.name!r} is ignored: its child link '
-                           f'{vj.child_link!r} is not a link of the URDF', True,
-                           'ignored_virtual_joint', repr(vj.name))
-                continue
-            if vj.child_link != root:
-                link = graph.get_link(root)
-                if not (root == 'world' and vj.type == 'fixed' and not link.visuals
-                        and not link.collisions):  # MoveIt's quiet Gazebo 'world' case
-                    self._warn(f'Skipping virtual joint {vj.name!r} because its child frame '
-                               f'{vj.child_link!r} does not match the URDF frame {root!r} '
-                               '(MoveIt); the model frame stays the URDF root',
-                               True, 'ignored_virtual_joint', repr(vj.name))
-                continue
-            if existing is not None:
-                self._warn(f'Skipping virtual joint {vj.name!r}: the URDF already has a joint '
-                           f'named {vj.name!r} (from {existing.parent_link_name!r} to '
-                           f'{existing.child_link_name!r}); the model frame stays the URDF root',
-                           True, 'ignored_virtual_joint', repr(vj.name))
-                continue
-            chosen = vj
-            jtype = JointType(vj.type)
-            parent = vj.parent_frame
-            if graph.get_link(parent) is not None:
-                if jtype is JointType.FIXED:
-                    break  # a fixed joint onto its own frame: nothing to add
-                parent = f'{vj.name}_parent_frame'
-                while graph.get_link(parent) is not None:
-                    parent += '_'
-            graph.add_link(Link(parent))
-            # A planar joint needs a limits object in the graph (tesseract, SG-14); all zero is
-            # "unspecified" (MoveIt's planar virtual joint has no velocity limits).
-            limits = JointLimits() if jtype is JointType.PLANAR else None
-            if not graph.add_joint(Joint(vj.name, jtype, parent, vj.child_link, limits=limits)):
-                raise ModelError(f'RobotModel: virtual joint {vj.name!r} could not connect '
-                                 f'{parent!r} to {vj.child_link!r}')
-            graph.set_root(parent)
-        return chosen
 
     def _compile_tree(self, graph: Any) -> None:
         root = graph.get_root()
@@ -676,439 +577,6 @@ class RobotModel:
         del self._default_unmimicked
         self.mimic_joint_names: tuple[str, ...] = tuple(
             self.joint_names[int(self.variable_joint[v])] for v in self.mimic_variable)
-
-    # ------------------------------------------------------------------ SRDF semantics
-
-    def _compile_semantics(self, srdf: Any | None, kinematics: Mapping[str, Any],
-                           virtual: Any | None) -> None:
-        """Groups, states, end effectors, passive joints and ACM pairs, the MoveIt way.
-
-        srdfdom drops names the URDF does not define; MoveIt's ``buildGroups`` then drops
-        groups without any valid joint and groups whose subgroups were not built,
-        ``buildGroupStates`` skips values of joints outside the group or with the wrong
-        number of values, and ``buildGroupsInfoEndEffectors`` resolves each end effector's
-        parent group. Every drop is a warning (:attr:`srdf_warnings`).
-        """
-        self.passive_joint_names: tuple[str, ...] = ()
-        self.end_effectors: tuple[EndEffector, ...] = ()
-        self.disabled_collision_pairs: tuple[tuple[str, str, str], ...] = ()
-        self.virtual_joint_names: tuple[str, ...] = ()
-        self._groups: dict[str, JointModelGroup] = {}
-        if srdf is None:
-            return
-        if virtual is not None and virtual.name in self._joint_index:
-            self.virtual_joint_names = (virtual.name,)
-        passive: list[str] = []
-        for name in srdf.passive_joints:
-            if name in self._joint_index:
-                passive.append(name)
-            else:
-                self._warn(f'passive joint {name!r} is not a joint of the model; ignored', True,
-                           'dropped_passive_joint', repr(name))
-        self.passive_joint_names = tuple(passive)
-        pairs = []
-        for dc in srdf.disabled_collisions:
-            missing = [n for n in (dc.link1, dc.link2) if n not in self._link_index]
-            if missing:
-                self._warn(f'disable_collisions {dc.link1!r}/{dc.link2!r}: link {missing[0]!r} '
-                           'is not a link of the model; the pair is ignored', True,
-                           'dropped_disabled_pair', f'{dc.link1}–{dc.link2}')
-            else:
-                pairs.append((dc.link1, dc.link2, dc.reason))
-        self.disabled_collision_pairs = tuple(pairs)
-        if len(srdf.groups) > MAX_GROUPS:
-            raise SrdfLoadError(f'{getattr(srdf, "source", "SRDF")}: {len(srdf.groups)} groups; '
-                                f'at most {MAX_GROUPS} are compiled (the subgroup relation '
-                                'grows with the square of the group count)')
-        joint_sets = self._build_group_joint_sets(srdf.groups)
-        chains = {g.name: g.chains[-1] for g in srdf.groups
-                  if g.name in joint_sets and g.chains
-                  and all(link in self._link_index for link in g.chains[-1])}
-        links = {name: {int(self.joint_child_link[j]) for j in indices}
-                 for name, indices in joint_sets.items()}
-        states = self._build_group_states(srdf.group_states, joint_sets)
-        attached: dict[str, list[str]] = {name: [] for name in joint_sets}
-        eefs: list[EndEffector] = []
-        order = {g.name: i for i, g in enumerate(srdf.groups)}
-        for e in sorted(srdf.end_effectors, key=lambda e: (e.group, order.get(e.group, 0))):
-            if e.group not in joint_sets:
-                self._warn(f'end effector {e.name!r}: its group {e.group!r} was not built; '
-                           'the end effector is ignored', True, 'dropped_end_effector',
-                           repr(e.name))
-                continue
-            if e.parent_link not in self._link_index:
-                self._warn(f'end effector {e.name!r}: parent link {e.parent_link!r} is not a '
-                           'link of the model; the end effector is ignored', True,
-                           'dropped_end_effector', repr(e.name))
-                continue
-            link = self._link_index[e.parent_link]
-            possible = [g for g in sorted(joint_sets) if g != e.group and link in links[g]]
-            for g in possible:
-                attached[g].append(e.name)
-            parent = ''
-            if e.parent_group:
-                if e.parent_group not in joint_sets:
-                    self._warn(f'end effector {e.name!r}: parent group {e.parent_group!r} '
-                               'not found', True, 'end_effector_parent_group', repr(e.name))
-                elif link not in links[e.parent_group]:
-                    self._warn(f'end effector {e.name!r}: parent group {e.parent_group!r} does '
-                               f'not include the parent link {e.parent_link!r}', True,
-                               'end_effector_parent_group', repr(e.name))
-                elif e.parent_group == e.group:
-                    self._warn(f'end effector {e.name!r}: group {e.group!r} cannot be its own '
-                               'parent', True, 'end_effector_parent_group', repr(e.name))
-                else:
-                    parent = e.parent_group
-            if not parent and possible:  # MoveIt: the containing group with fewest joints
-                parent = min(possible, key=lambda g: len(joint_sets[g]))
-            if not parent:
-                self._warn(f'could not identify a parent group for end effector {e.name!r}',
-                           True, 'end_effector_parent_group', repr(e.name))
-            eefs.append(EndEffector(e.name, e.parent_link, e.group, parent))
-        self.end_effectors = tuple(sorted(eefs, key=lambda e: e.name))
-        descendants = self._joint_descendants()
-        names = sorted(joint_sets)  # MoveIt orders groups by name
-        # Subgroups are the groups whose joints are a subset (MoveIt); joint sets as bit masks,
-        # one subset scan per distinct set (1 500 nested groups share one set).
-        mask = {name: sum(1 << j for j in set(joint_sets[name])) for name in names}
-        within: dict[int, tuple[str, ...]] = {}
-        for m in set(mask.values()):
-            within[m] = tuple(g for g in names if mask[g] & ~m == 0)
-        for name in names:
-            timeout = float(kinematics.get(name, {}).get('kinematics_solver_timeout',
-                                                           DEFAULT_IK_TIMEOUT))
-            among = within[mask[name]]  # sorted, and holds ``name`` itself
-            at = bisect.bisect_left(among, name)
-            subgroups = among[:at] + among[at + 1:]
-            self._groups[name] = self._make_group(
-                name, joint_sets[name], chains.get(name), subgroups, tuple(attached[name]),
-                states.get(name, {}), timeout, self._updated_links(joint_sets[name], descendants))
-
-    def _build_group_joint_sets(self, groups: Sequence[Any]) -> dict[str, list[int]]:
-        """Joint indices of each group MoveIt builds (srdfdom's and ``buildGroups``' rules)."""
-        by_name = {g.name: g for g in groups}
-        built: dict[str, list[int]] = {}
-        processed: set[str] = set()
-        for name in dependency_order(by_name):
-            g = by_name[name]
-            if all(sub in built for sub in g.subgroups):
-                processed.add(g.name)
-                found: set[int] = set()
-                for base, tip in g.chains:
-                    unknown = [n for n in (base, tip) if n not in self._link_index]
-                    if unknown:
-                        self._warn(f'group {g.name!r}: chain link {unknown[0]!r} is not a link '
-                                   'of the model; the chain is ignored', True,
-                                   'dropped_group_member', f'chain link {unknown[0]!r}',
-                                   f'group {g.name!r}')
-                    else:
-                        found.update(self._chain_joints(base, tip))
-                for jn in g.joints:
-                    if jn in self._joint_index:
-                        found.add(self._joint_index[jn])
-                    else:
-                        self._warn(f'group {g.name!r}: joint {jn!r} is not a joint of the '
-                                   'model; ignored', True, 'dropped_group_member',
-                                   f'joint {jn!r}', f'group {g.name!r}')
-                for ln in g.links:
-                    if ln not in self._link_index:
-                        self._warn(f'group {g.name!r}: link {ln!r} is not a link of the model; '
-                                   'ignored', True, 'dropped_group_member', f'link {ln!r}',
-                                   f'group {g.name!r}')
-                    elif (pj := int(self.link_parent_joint[self._link_index[ln]])) >= 0:
-                        found.add(pj)
-                for sub in g.subgroups:
-                    found.update(built[sub])
-                if found:
-                    built[g.name] = sorted(found)
-                else:
-                    self._warn(f'group {g.name!r} has no valid joint; the group is not built',
-                               True, 'dropped_group', f'{g.name!r} (no valid joint)')
-        for g in groups:
-            if g.name not in processed:
-                self._warn(f'group {g.name!r} is not built: one of its subgroups '
-                           f'({", ".join(repr(s) for s in g.subgroups if s not in built)}) '
-                           'was not built', True, 'dropped_group',
-                           f'{g.name!r} (subgroup not built)')
-        return built
-
-    def _build_group_states(self, group_states: Sequence[Any],
-                            joint_sets: Mapping[str, Sequence[int]]
-                            ) -> dict[str, dict[str, dict[str, float]]]:
-        """``{group: {state: {variable: value}}}`` (MoveIt ``buildGroupStates``)."""
-        states: dict[str, dict[str, dict[str, float]]] = {}
-        for s in group_states:
-            if s.group not in joint_sets:
-                self._warn(f'group_state {s.name!r}: group {s.group!r} was not built; the '
-                           'state is ignored', True, 'dropped_group_state',
-                           f'{s.name!r} of {s.group!r}')
-                continue
-            members = {self.joint_names[j] for j in joint_sets[s.group]}
-            remaining = [self.joint_names[j] for j in joint_sets[s.group]
-                         if self.joints[j].info.nq > 0 and self.joints[j].mimic is None]
-            values: dict[str, float] = {}
-            for jn, vals in s.values.items():
-                if jn not in members:
-                    self._warn(f'group_state {s.name!r} gives a value for joint {jn!r}, which '
-                               f'is not part of group {s.group!r}; ignored', True,
-                               'dropped_state_value', f'{jn!r} (not in the group)',
-                               f'state {s.name!r}')
-                    continue
-                if jn in remaining:
-                    remaining.remove(jn)
-                vnames = self.joints[self._joint_index[jn]].variable_names()
-                if len(vals) != len(vnames):
-                    self._warn(f'group_state {s.name!r} of group {s.group!r}: joint {jn!r} '
-                               f'needs {len(vnames)} value(s), got {len(vals)}; ignored', True,
-                               'dropped_state_value', f'{jn!r} ({len(vals)} values)',
-                               f'state {s.name!r}')
-                    continue
-                joint = self.joints[self._joint_index[jn]]
-                far = [vals[i] for i in _TRANSLATION_VARIABLES.get(joint.type, ())
-                       if abs(vals[i]) > MAX_COORDINATE]
-                if far:
-                    self._warn(f'group_state {s.name!r} of group {s.group!r}: joint {jn!r} has '
-                               f'the translation {far[0]:g} m, beyond {MAX_COORDINATE:g} m '
-                               '(forward kinematics would overflow); ignored', True,
-                               'dropped_state_value', f'{jn!r} (translation {far[0]:g} m)',
-                               f'state {s.name!r}')
-                    continue
-                if joint.type is JointType.FLOATING:
-                    try:  # the RobotState setters' rule, applied here so nothing is stored
-                        check_quat_xyzw(vals[3:7], f'group_state {s.name!r}')
-                    except InvalidArgumentError:
-                        self._warn(f'group_state {s.name!r} of group {s.group!r}: joint {jn!r} '
-                                   f'has the degenerate orientation (rot_x rot_y rot_z rot_w) '
-                                   f'{" ".join(f"{v:g}" for v in vals[3:7])} (norm outside '
-                                   f'[{QUATERNION_MIN_NORM:g}, {QUATERNION_MAX_NORM:g}]), which '
-                                   'is no rotation; ignored', True, 'dropped_state_value',
-                                   f'{jn!r} (no rotation)', f'state {s.name!r}')
-                        continue
-                values.update(zip(vnames, (float(v) for v in vals), strict=True))
-            if remaining:
-                self._warn(f'group_state {s.name!r} does not give every joint of group '
-                           f'{s.group!r}: {", ".join(remaining)} missing', True,
-                           'incomplete_group_state', f'{s.name!r} of {s.group!r}')
-            if values:
-                states.setdefault(s.group, {})[s.name] = values
-        return states
-
-    def _chain_joints(self, base: str, tip: str) -> list[int]:
-        """Joint indices of a ``<chain>`` (MoveIt ``addJointModelGroup``), unordered.
-
-        From the tip up to the base; when the base is not an ancestor of the tip, up to the
-        first common joint from both sides (MoveIt includes the joint above the meeting link).
-        """
-        base_index = self._link_index[base]
-        path: list[int] = []
-        link = self._link_index[tip]
-        while link != base_index:
-            j = int(self.link_parent_joint[link])
-            if j < 0:
-                break
-            path.append(j)
-            link = int(self.joint_parent_link[j])
-        if link == base_index:
-            return path
-        other: list[int] = []
-        link = base_index
-        while True:
-            j = int(self.link_parent_joint[link])
-            if j < 0:  # met at the root link: the whole tip path (MoveIt's root joint)
-                return path + other
-            if j in path:
-                return path[:path.index(j) + 1] + other
-            other.append(j)
-            link = int(self.joint_parent_link[j])
-
-    def _make_group(self, name: str, joint_indices: Sequence[int],
-                    chain: tuple[str, str] | None, subgroups: tuple[str, ...],
-                    eefs: tuple[str, ...], states: Mapping[str, Mapping[str, float]],
-                    timeout: float, updated_links: tuple[str, ...]) -> JointModelGroup:
-        idx = sorted(joint_indices)
-        joints = [self.joints[i] for i in idx]
-        active = [i for i in idx if self.joint_types[i] is not JointType.FIXED
-                  and self.joints[i].mimic is None]
-        var_idx = [v for i in idx for v in range(int(self.joint_q_start[i]),
-                                                 int(self.joint_q_start[i] + self.joint_nq[i]))]
-        act_var = [v for i in active for v in range(int(self.joint_q_start[i]),
-                                                    int(self.joint_q_start[i]
-                                                        + self.joint_nq[i]))]
-        base = tip = ''
-        is_chain = chain is not None
-        if chain is not None:
-            base, tip = chain
-        elif idx:
-            parents = [int(self.joint_parent_link[i]) for i in idx]
-            children = [int(self.joint_child_link[i]) for i in idx]
-            if all(parents[k + 1] == children[k] for k in range(len(idx) - 1)):
-                is_chain = True
-                base, tip = self.link_names[parents[0]], self.link_names[children[-1]]
-        # MoveIt: the child links of the group's joints (fixed ones included), model order.
-        links = [self.link_names[int(self.joint_child_link[i])] for i in idx]
-
-        return JointModelGroup(
-            name=name, joint_names=tuple(j.name for j in joints), joint_indices=_ro(idx, np.intp),
-            active_joint_names=tuple(self.joint_names[i] for i in active),
-            active_joint_indices=_ro(active, np.intp),
-            mimic_joint_names=tuple(j.name for j in joints if j.mimic is not None),
-            variable_names=tuple(self.variable_names[v] for v in var_idx),
-            variable_indices=_ro(var_idx, np.intp),
-            active_variable_names=tuple(self.variable_names[v] for v in act_var),
-            active_variable_indices=_ro(act_var, np.intp), link_names=tuple(links),
-            updated_link_model_names=updated_links,
-            is_chain=is_chain, base_link=base, tip_link=tip, subgroup_names=subgroups,
-            end_effector_names=eefs, named_states={k: dict(v) for k, v in states.items()},
-            default_ik_timeout=timeout)
-
-    def _compile_joint_properties(self, srdf: Any | None) -> None:
-        """Distance factors and the SRDF ``joint_property`` settings MoveIt applies.
-
-        MoveIt's ``RobotModel::constructJointModel``: every joint's distance factor is its state
-        space dimension; ``angular_distance_weight`` applies to planar and floating joints (here
-        also rpy_floating), ``motion_model`` and ``min_translational_distance`` to planar
-        joints. Like MoveIt, a property that names an unknown joint, does not apply to the
-        joint's type, has an unknown name or an unreadable value is skipped with a warning (in
-        :attr:`srdf_warnings`, and logged); the last value of a property wins. A number
-        followed by other characters is read up to them, as ``std::stod`` does (with a
-        warning). Non-finite or negative numbers are skipped (MoveIt would use them and produce
-        NaN or negative distances).
-        """
-        J = self.joint_count
-        self.joint_distance_factors = _ro([float(STATE_SPACE_DIMENSION[t])
-                                           for t in self.joint_types])
-        weights = np.ones(J)
-        min_distance = np.full(J, DEFAULT_MIN_TRANSLATIONAL_DISTANCE)
-        models = ['holonomic' if t is JointType.PLANAR else '' for t in self.joint_types]
-        weighted = (JointType.PLANAR, JointType.FLOATING, JointType.RPY_FLOATING)
-        for prop in getattr(srdf, 'joint_properties', ()):
-            where = (f'joint_property {prop.property_name!r} of joint {prop.joint_name!r}')
-            item = f'{prop.property_name} of {prop.joint_name!r}'
-            j = self._joint_index.get(prop.joint_name)
-            if j is None:
-                self._warn(f'{where}: unknown joint, skipped', True, 'joint_property',
-                           item)
-                continue
-            jtype = self.joint_types[j]
-            if prop.property_name == 'motion_model':
-                if jtype is not JointType.PLANAR:
-                    self._warn(f'{where}: applies to planar joints only, not '
-                               f'{jtype.value}; skipped', True, 'joint_property', item)
-                elif prop.value not in PLANAR_MOTION_MODELS:
-                    self._warn(f'{where}: unknown value {prop.value!r} (expected '
-                               f'{" or ".join(PLANAR_MOTION_MODELS)}); skipped', True,
-                               'joint_property', item)
-                else:
-                    models[j] = prop.value
-                continue
-            if prop.property_name not in ('angular_distance_weight',
-                                          'min_translational_distance'):
-                self._warn(f'{where}: unknown joint property, skipped', True, 'joint_property',
-                           item)
-                continue
-            allowed = weighted if prop.property_name == 'angular_distance_weight' else (
-                JointType.PLANAR,)
-            if jtype not in allowed:
-                self._warn(f'{where}: does not apply to {jtype.value} joints; skipped', True,
-                           'joint_property', item)
-                continue
-            value = self._property_number(prop.value, where)
-            if value is not None:
-                (weights if prop.property_name == 'angular_distance_weight'
-                 else min_distance)[j] = value
-        self.joint_angular_distance_weights = _ro(weights)
-        self.joint_min_translational_distances = _ro(min_distance)
-        self.joint_motion_models: tuple[str, ...] = tuple(models)
-
-    def _property_number(self, text: str, where: str) -> float | None:
-        """A non-negative finite number read like ``std::stod``, or None (with a message)."""
-        match = _LEADING_NUMBER.match(text)
-        if match is None:
-            self._warn(f'{where}: value {text!r} is not a number; skipped', True,
-                       'joint_property', where)
-            return None
-        value = float(match.group(1))
-        if not math.isfinite(value) or value < 0.0:
-            self._warn(f'{where}: value {text!r} must be finite and non-negative; skipped',
-                       True, 'joint_property', where)
-            return None
-        if text[match.end():].strip():
-            self._warn(f'{where}: extra characters after the number in {text!r} ignored '
-                       f'(read {value})', True, 'joint_property', where)
-        return value
-
-    def _joint_descendants(self) -> tuple[list[int], list[int], list[int]]:
-        """MoveIt ``RobotModel::computeDescendants`` as intervals of one depth-first sweep.
-
-        The sweep starts at the root and visits each joint once; at a joint it goes down the
-        child joints, then to the joints that mimic it. A joint's descendants are the joints
-        visited while it is on the path: ``order[enter[j]:leave[j]]`` (``j`` first). So a mimic
-        joint reached through its source before the tree reaches it counts among the source's
-        descendants, exactly as in MoveIt. O(J) time and memory.
-
-        Returns:
-            ``(order, enter, leave)``: the visit order and each joint's interval in it.
-        """
-        J = self.joint_count
-        children: list[list[int]] = [[] for _ in range(self.link_count)]
-        for j in range(J):
-            children[int(self.joint_parent_link[j])].append(j)
-        requests: list[list[int]] = [[] for _ in range(J)]
-        for v, src in zip(self.mimic_variable.tolist(), self.mimic_source.tolist(), strict=True):
-            requests[int(self.variable_joint[src])].append(int(self.variable_joint[v]))
-        order: list[int] = []
-        enter, leave = [0] * J, [0] * J
-        seen = [False] * J
-        stack: list[tuple[int, bool]] = [(j, True) for j in reversed(children[0])]
-        while stack:  # iterative: deep chains must not hit the recursion limit
-            j, entering = stack.pop()
-            if not entering:
-                leave[j] = len(order)
-                continue
-            if seen[j]:
-                continue
-            seen[j] = True
-            enter[j] = len(order)
-            order.append(j)
-            stack.append((j, False))
-            child = int(self.joint_child_link[j])
-            stack.extend((k, True) for k in reversed(children[child] + requests[j]))
-        return order, enter, leave
-
-    def _updated_links(self, joint_indices: Sequence[int],
-                       descendants: tuple[list[int], list[int], list[int]]
-                       ) -> tuple[str, ...]:
-        """MoveIt ``JointModelGroup::getUpdatedLinkModelNames`` of a group, model link order.
-
-        The links moved by the group's *root* joints: the active joints of the group none of
-        whose ancestors is an active group joint (an ancestor mimic joint counts through its
-        source, MoveIt's ``includesParent``).
-        """
-        order, enter, leave = descendants
-        members = set(joint_indices)
-        mimic_source = {int(self.variable_joint[v]): int(self.variable_joint[s])
-                        for v, s in zip(self.mimic_variable.tolist(),
-                                        self.mimic_source.tolist(), strict=True)}
-
-        def active(j: int) -> bool:
-            return j in members and int(self.joint_nq[j]) > 0 and j not in mimic_source
-
-        def has_active_ancestor(j: int, visited: frozenset[int] = frozenset()) -> bool:
-            while True:
-                j = int(self.link_parent_joint[int(self.joint_parent_link[j])])
-                if j < 0:
-                    return False
-                if active(j):
-                    return True
-                src = mimic_source.get(j)
-                if src is not None and src not in visited and (
-                        active(src) or has_active_ancestor(src, visited | {src})):
-                    return True
-
-        links = {int(self.joint_child_link[order[k]])
-                 for j in sorted(members) if active(j) and not has_active_ancestor(j)
-                 for k in range(enter[j], leave[j])}
-        return tuple(self.link_names[i] for i in sorted(links))
 
     # ------------------------------------------------------------------ lookups
 
