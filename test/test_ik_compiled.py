@@ -59,7 +59,21 @@ def models() -> dict[str, RobotModel]:
         r = robot_corpus.test_robot(name)
         out[name] = RobotModel.from_urdf_file(r.urdf_path, r.srdf_path,
                                               package_map=r.package_map)
+    r = robot_corpus.test_robot('talos')  # a humanoid whose free-flyer root IK may move
+    out['talos_free'] = RobotModel.from_urdf_string(
+        r.urdf_path.read_text(), _FREE_ROOT_SRDF, package_map=r.package_map)
     return out
+
+
+_FREE_ROOT_SRDF = '''<?xml version="1.0"?>
+<robot name="talos">
+  <virtual_joint name="root_joint" type="floating" parent_frame="world" child_link="base_link"/>
+  <group name="free_arm">
+    <joint name="root_joint"/>
+    <chain base_link="base_link" tip_link="gripper_left_base_link"/>
+  </group>
+</robot>
+'''
 
 
 # Problems covering: m < n (one 6-row tip, 7 variables), m > n (two tips, n x n normal form),
@@ -71,6 +85,13 @@ PROBLEMS = [
     ('panda', 'arm_and_hand', ['panda_hand_tcp', 'panda_rightfinger'], False),
     ('default', 'arm', ['tool0'], False),
     ('talos', 'all_arms_torso', ['gripper_left_base_link', 'gripper_right_base_link'], False),
+]
+# Multi-DOF joints in the group (issue 30): a planar base with its lift and arm (x, y, theta
+# additive, theta wrapped), and Talos' free-flyer root with its torso and arm (7 z variables,
+# 6 columns: the translation adds v_FM, the quaternion turns by exp(w_FM)).
+MULTI_DOF_PROBLEMS = [
+    ('default', 'whole_body', ['tool0'], False),
+    ('talos_free', 'free_arm', ['gripper_left_base_link'], False),
 ]
 
 
@@ -169,7 +190,8 @@ def test_cholesky_solve_matches_numpy(compiled: object) -> None:
 # ------------------------------------------------------------------------------ one iteration
 
 
-@pytest.mark.parametrize(('robot', 'group', 'tips', 'position_only'), PROBLEMS)
+@pytest.mark.parametrize(('robot', 'group', 'tips', 'position_only'),
+                         PROBLEMS + MULTI_DOF_PROBLEMS)
 def test_iteration_matches_numpy_iteration(models: dict[str, RobotModel], robot: str,
                                            group: str, tips: list[str],
                                            position_only: bool) -> None:
@@ -205,7 +227,8 @@ def test_iteration_matches_numpy_iteration(models: dict[str, RobotModel], robot:
 # ------------------------------------------------------------------------------ the loop
 
 
-@pytest.mark.parametrize(('robot', 'group', 'tips', 'position_only'), PROBLEMS[:4])
+@pytest.mark.parametrize(('robot', 'group', 'tips', 'position_only'),
+                         PROBLEMS[:4] + MULTI_DOF_PROBLEMS)
 def test_compiled_loop_matches_python_loop(models: dict[str, RobotModel], robot: str,
                                            group: str, tips: list[str],
                                            position_only: bool) -> None:
@@ -235,7 +258,7 @@ def test_each_kernel_compiles_one_signature(models: dict[str, RobotModel],
                                             compiled: object) -> None:
     """Every call the solver makes matches the warm-up's signature (no recompilation)."""
     ik.prepare_ik(models['panda'], 'arm', ['panda_hand_tcp'])  # broadcast (read-only) targets
-    for robot, group, tips, position_only in PROBLEMS:
+    for robot, group, tips, position_only in PROBLEMS + MULTI_DOF_PROBLEMS:
         s = _search(models[robot], group, tips, position_only, seed=9)
         s.run(time.perf_counter() + 100.0, 5)
     assert len(compiled.iterate.signatures) == 1

@@ -5,8 +5,8 @@ Imported on first use by :func:`robot_state_core.ik.solver` (like
 numba-free), and compiled with the package's one decorator
 (:func:`robot_state_core.jit.decorators.jit`: user cache directory, nogil).
 
-:func:`iterate` is one IK iteration for every row of a search whose active variables are all
-1-DOF (revolute, continuous, prismatic): it completes each row's configuration (mimic
+:func:`iterate` is one IK iteration for every row of a search whose active joints are 1-DOF,
+planar or floating (no rpy_floating): it completes each row's configuration (mimic
 followers applied), runs the package's FK kernel
 (:func:`~robot_state_core.kinematics.compiled.forward`) and Jacobian kernel
 (:func:`~robot_state_core.kinematics.compiled.point_jacobian`) and then, per row, the
@@ -14,7 +14,7 @@ model-frame tip errors ``[p_T - p_tip; log(R_T R_tipᵀ)]``, the Levenberg-Marqu
 ``dv = Jᵀ (J Jᵀ + λ I)⁻¹ e`` (or its ``n x n`` normal form, a Cholesky solve), the step
 clipping, bounds clipping and angle wrapping. It replaces about forty numpy calls of ~1 µs
 each per iteration with one call; the numpy path of :mod:`.solver` stays the reference (and
-the path of planar, floating and rpy_floating variables), and the tests compare the two.
+the path of rpy_floating variables), and the tests compare the two.
 :func:`search` runs up to a budget of such iterations for one problem together with the
 solver's bookkeeping (best row, stall, restarts from the ranked pool), returning to Python
 only to read the clock, for candidates (the validity callback) and for fresh samples.
@@ -30,7 +30,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from robot_state_core.jit.decorators import depend_on_sources, jit
+from robot_state_core.description.joint_types import floating
+from robot_state_core.jit.decorators import depend_on_sources, inline, jit
 from robot_state_core.kinematics import compiled as fk_kernels
 from robot_state_core.kinematics.compiled import forward, point_jacobian
 from robot_state_core.spatial import transforms
@@ -39,6 +40,8 @@ from robot_state_core.spatial import transforms
 # here for the kernels below.
 rotation_log_and_angle = jit(transforms.rotation_log_into)
 wrap_angle = jit(transforms.wrap_angle_scalar)
+# A floating joint's quaternion step, its joint type module's (one source), compiled here.
+step_quaternion = inline(floating.step_quaternion)
 
 
 @jit
@@ -77,9 +80,9 @@ def iterate(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: An
             tips: Any, tip_offsets: Any, tip_columns: Any, tip_frames: Any, origin: Any,
             J_all: Any, targets: Any, col_v: Any, fold: Any, width: int, damping: float,
             lambda_min: float, max_step: float, z_lower: Any, z_upper: Any, wrap_z: Any,
-            E: Any, J: Any, A: Any, b: Any, perr: Any, rerr: Any, norm: Any,
-            Z_next: Any) -> None:  # pragma: no cover - compiled
-    """One IK iteration of the rows ``Z`` ``(R, na)`` (active variables, all 1-DOF).
+            steps: Any, quat_steps: Any, E: Any, J: Any, A: Any, b: Any, dv: Any, perr: Any,
+            rerr: Any, norm: Any, Z_next: Any) -> None:  # pragma: no cover - compiled
+    """One IK iteration of the rows ``Z`` ``(R, na)`` (active variables: no rpy_floating).
 
     Args:
         Z: ``(R, na)`` current active variables.
@@ -108,10 +111,16 @@ def iterate(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: An
         z_lower: ``(na,)`` lower clip bounds (-inf when unbounded).
         z_upper: ``(na,)`` upper clip bounds (inf when unbounded).
         wrap_z: ``(W,)`` z indices of continuous angles, wrapped to ``[-π, π)``.
+        steps: ``(A, 2)`` per additive variable (1-DOF and planar joints) its z index and
+            its column: ``z += dv[column]``.
+        quat_steps: ``(F, 2)`` per floating joint the z index of its first variable and the
+            column of its first velocity: the translation adds ``v_FM``, the quaternion turns
+            by ``exp(w_FM)`` (the joint type's ``step_quaternion``).
         E: ``(R, T * width)`` out: errors ``[p_T - p_tip; log(R_T R_tipᵀ)]`` per tip [m, rad].
         J: ``(T * width, n)`` scratch: the stacked Jacobian of one row.
         A: ``(max(m, n), max(m, n))`` scratch: the damped normal matrix.
         b: ``(max(m, n),)`` scratch: its right-hand side.
+        dv: ``(n,)`` scratch: one row's step.
         perr: ``(R,)`` out: worst tip position error [m].
         rerr: ``(R,)`` out: worst tip rotation error [rad].
         norm: ``(R,)`` out: ``|e|²``.
@@ -192,7 +201,7 @@ def iterate(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: An
                 x = 0.0
                 for i in range(m):
                     x += J[i, c] * b[i]
-                Z_next[r, c] = x
+                dv[c] = min(max(x, -max_step), max_step)
         else:  # dv = (Jᵀ J + λ I)⁻¹ Jᵀ e
             for c in range(n):
                 for d in range(c + 1):
@@ -208,11 +217,23 @@ def iterate(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: An
                 b[c] = x
             cholesky_solve(A, b, n)
             for c in range(n):
-                Z_next[r, c] = b[c]
-        # Step clipping, integration (additive: 1-DOF variables), bounds, wrapping.
-        for c in range(na):
-            dv = min(max(Z_next[r, c], -max_step), max_step)
-            Z_next[r, c] = min(max(Z[r, c] + dv, z_lower[c]), z_upper[c])
+                dv[c] = min(max(b[c], -max_step), max_step)
+        # Integration (additive variables; floating joints on SE(3)), bounds, wrapping.
+        for i in range(steps.shape[0]):
+            c = steps[i, 0]
+            Z_next[r, c] = min(max(Z[r, c] + dv[steps[i, 1]], z_lower[c]), z_upper[c])
+        for i in range(quat_steps.shape[0]):
+            z0 = quat_steps[i, 0]
+            c0 = quat_steps[i, 1]
+            for k in range(3):
+                Z_next[r, z0 + k] = min(max(Z[r, z0 + k] + dv[c0 + 3 + k], z_lower[z0 + k]),
+                                        z_upper[z0 + k])
+            x, y, z, w = step_quaternion(Z[r, z0 + 3], Z[r, z0 + 4], Z[r, z0 + 5],
+                                         Z[r, z0 + 6], dv[c0], dv[c0 + 1], dv[c0 + 2])
+            Z_next[r, z0 + 3] = x
+            Z_next[r, z0 + 4] = y
+            Z_next[r, z0 + 5] = z
+            Z_next[r, z0 + 6] = w
         for i in range(wrap_z.shape[0]):
             c = wrap_z[i]
             Z_next[r, c] = wrap_angle(Z_next[r, c])
@@ -228,11 +249,11 @@ def search(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: Any
            tips: Any, tip_offsets: Any, tip_columns: Any, tip_frames: Any, origin: Any,
            J_all: Any, targets: Any, col_v: Any, fold: Any, width: int, damping: float,
            lambda_min: float, max_step: float, z_lower: Any, z_upper: Any, wrap_z: Any,
-           E: Any, J: Any, A: Any, b: Any, perr: Any, rerr: Any, norm: Any, Z_next: Any,
-           budget: int, iteration: int, position_tolerance: float,
-           orientation_tolerance: float, stall_iterations: int, restart_iterations: int,
-           stall_ratio: float, row_best: Any, row_end: Any, row_due: Any, pool: Any,
-           state: Any, best_norm: Any, best_z: Any,
+           steps: Any, quat_steps: Any, E: Any, J: Any, A: Any, b: Any, dv: Any, perr: Any,
+           rerr: Any, norm: Any, Z_next: Any, budget: int, iteration: int,
+           position_tolerance: float, orientation_tolerance: float, stall_iterations: int,
+           restart_iterations: int, stall_ratio: float, row_best: Any, row_end: Any,
+           row_due: Any, pool: Any, state: Any, best_norm: Any, best_z: Any,
            best_error: Any) -> int:  # pragma: no cover - compiled
     """Up to ``budget`` iterations of one problem's rows (the solver's loop, compiled).
 
@@ -258,7 +279,7 @@ def search(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: Any
         iterate(Z, base, q_active, mimic, mimic_coefficients, fk_joints, fk_coefficients,
                 X_PC, Q, X_WL, tips, tip_offsets, tip_columns, tip_frames, origin,
                 J_all, targets, col_v, fold, width, damping, lambda_min, max_step, z_lower,
-                z_upper, wrap_z, E, J, A, b, perr, rerr, norm, Z_next)
+                z_upper, wrap_z, steps, quat_steps, E, J, A, b, dv, perr, rerr, norm, Z_next)
         done += 1
         iteration += 1
         best = 0
@@ -431,7 +452,7 @@ def start_single(seed: Any, base: Any, q_active: Any, mimic: Any, mimic_coeffici
 # in) into themselves: their cache entries are keyed on those sources too.
 depend_on_sources(lambda: (iterate, search, start_single), (fk_kernels, *fk_kernels.SOURCES))
 
-_READ_ONLY = (2, 3, 4, 10, 11, 17, 18, 23, 24, 25)
+_READ_ONLY = (2, 3, 4, 10, 11, 17, 18, 23, 24, 25, 26, 27)
 '''Arguments of :func:`iterate` that the solver passes read-only (its kernel tables).'''
 
 
@@ -447,9 +468,9 @@ def warm_up() -> None:
         np.zeros((0, 0, 4, 4)), np.zeros((0, 1)), np.zeros((0, 1, 4, 4)), np.zeros(1, i),
         np.zeros(2, i), np.zeros((0, 4), i), np.zeros((0, 4, 3)), np.zeros((1, 3)),
         np.zeros((1, 0, 6, 1)), np.zeros((1, 1, 4, 4)), np.zeros(0, i), np.zeros((0, 1)), 6,
-        0.05, 1e-9, 1.0, np.zeros(1), np.zeros(1), np.zeros(0, i), np.zeros((0, 6)),
-        np.zeros((6, 1)), np.zeros((6, 6)), np.zeros(6), np.zeros(0), np.zeros(0), np.zeros(0),
-        np.zeros((0, 1))]
+        0.05, 1e-9, 1.0, np.zeros(1), np.zeros(1), np.zeros(0, i), np.zeros((1, 2), i),
+        np.zeros((0, 2), i), np.zeros((0, 6)), np.zeros((6, 1)), np.zeros((6, 6)), np.zeros(6),
+        np.zeros(1), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, 1))]
     for a in _READ_ONLY:
         args[a].setflags(write=False)
     iterate(*args)

@@ -50,16 +50,18 @@ Algorithm (one search = ``num_seeds`` configurations iterated as one array):
 Batches (:func:`solve_ik_batch`) stack the rows of many targets into one array; a target's rows
 are dropped once it is solved.
 
-Compiled path (:mod:`robot_state_core.ik.compiled`, imported on the first request): when every
-active variable is 1-DOF, steps 2-3 run as one numba kernel per iteration, and a single
+Compiled path (:mod:`robot_state_core.ik.compiled`, imported on the first request): when no
+active joint is rpy_floating (1-DOF, planar and floating joints: a floating joint's step turns
+its quaternion by ``exp(w)``, its type module's ``step_quaternion``), steps 2-3 run as one
+numba kernel per iteration, and a single
 request runs steps 2-5 in compiled bursts (best row, stall and pool restarts included),
 returning to Python to read the clock, for candidates (bounds check, validity callback) and
 for fresh samples; its set-up (seed projection, pool ranking, rows) is one compiled call too.
 The arrays of a single compiled search live in a per-thread workspace of the kernel entry,
 reused from request to request (``_Workspace``), and the cache remembers resolved (group, tips)
 names, so a request's Python set-up is a few dozen operations. The numpy functions
-below stay the reference and the path of planar, floating and rpy_floating variables; the
-tests check that both paths take the same steps.
+below stay the reference (the tests check that both paths take the same steps) and the path
+of rpy_floating variables.
 
 Measured (2-core VM shared with other jobs, load 3-6, ``benchmarks/run.py --only ik``,
 1 000 targets, 5 and 50 ms timeouts): Panda ``panda_link0 -> panda_hand_tcp``, UR5
@@ -85,7 +87,7 @@ from numpy.typing import ArrayLike
 from robot_state_core import kinematics
 from robot_state_core._typing import as_finite_float, BoolArray, FloatArray, IntArray
 from robot_state_core._typing import read_only as _ro
-from robot_state_core.description.joint_types import JOINT_TYPES
+from robot_state_core.description.joint_types import floating, JOINT_TYPES
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import (
     InvalidArgumentError,
@@ -120,7 +122,6 @@ __all__ = [
 
 
 
-_ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
 _MULTI_DOF = (JointType.PLANAR, JointType.FLOATING, JointType.RPY_FLOATING)
 _ORTHONORMAL_TOL = 1e-4
 '''Largest ``|RᵀR - I|`` accepted in a target rotation; smaller deviations are projected away.'''
@@ -164,7 +165,9 @@ class _Kernel:
     quat_sampled: tuple[bool, ...]  # (F,) the quaternion moves a tip
     sampled_mask: BoolArray  # (na,) variables drawn by the sampler
     table_ok: bool  # every variable that moves a tip is sampled (pool samples can be cached)
-    compiled: bool  # every active variable is 1-DOF: the compiled iteration (ik.compiled) runs
+    compiled: bool  # no active rpy_floating joint: the compiled iteration (ik.compiled) runs
+    steps: IntArray  # (A, 2) z index and column of each additive variable (compiled step)
+    quat_steps: IntArray  # (F, 2) first z index and first column of each floating joint
     mimic: IntArray  # (M, 2) mimic variable, source (q indices) for the compiled iteration
     mimic_coefficients: FloatArray  # (M, 2) multiplier, offset
     tip_offsets: IntArray  # (T + 1,) slices of the tips' Jacobian tables below
@@ -315,6 +318,14 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
     s_lo = np.where(is_rpy, -np.pi, lower)[sample_z]
     s_hi = np.where(is_rpy, np.pi, upper)[sample_z]
     additive = all(not JOINT_TYPES[types[j]].ORIENTATION_VARIABLES for j in active_joints)
+    steps, quat_steps = [], []  # the compiled step: z += dv, or a floating joint's SE(3) step
+    for j in active_joints:
+        z0, c0 = z_of_q[int(q_start[j])], column_of_v[int(v_start[j])]
+        module = JOINT_TYPES[types[j]]
+        if module is floating:
+            quat_steps.append((z0, c0))
+        elif not module.ORIENTATION_VARIABLES:
+            steps += [(z0 + i, c0 + i) for i in range(module.NQ)]
     tip_columns = tuple(link_columns(model, p, t) for t in tips)
     return _Kernel(
         n=n, nv=model.nv, v_active=_ro(v_active, np.intp), q_active=_ro(q_active, np.intp),
@@ -330,7 +341,9 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
         sample_all=sample_z.size == q_active.size, quat_z=_ro(quat_z, np.intp),
         quat_sampled=tuple(bool(influential[f[0]]) for f in quat_z),
         sampled_mask=_ro(sampled, np.bool_), table_ok=bool(np.all(sampled | ~influential)),
-        compiled=all(types[j] in _ONE_DOF for j in active_joints),
+        compiled=not any(types[j] is JointType.RPY_FLOATING for j in active_joints),
+        steps=_ro(np.asarray(steps, dtype=np.intp).reshape(-1, 2), np.intp),
+        quat_steps=_ro(np.asarray(quat_steps, dtype=np.intp).reshape(-1, 2), np.intp),
         mimic=_ro(np.stack([np.asarray(model.mimic_variable, dtype=np.intp),
                             np.asarray(model.mimic_source, dtype=np.intp)], axis=1), np.intp),
         mimic_coefficients=_ro(np.stack([np.asarray(model.mimic_multiplier, dtype=np.float64),
@@ -488,6 +501,7 @@ class _Scratch:
     J: FloatArray  # (m, n)
     A: FloatArray  # (max(m, n), max(m, n))
     b: FloatArray  # (max(m, n),)
+    dv: FloatArray  # (n,) one row's step
     perr: FloatArray  # (R,)
     rerr: FloatArray
     norm: FloatArray
@@ -504,8 +518,8 @@ class _Scratch:
             base=base, targets=np.array(rows.target, order='C'),
             Q=np.empty((R, base.shape[1])), X_WL=np.empty((R, p.link_count, 4, 4)),
             J_all=np.zeros((T, R, 6, k.nv)), E=np.empty((R, m)), J=np.empty((m, k.n)),
-            A=np.empty((big, big)), b=np.empty(big), perr=np.empty(R), rerr=np.empty(R),
-            norm=np.empty(R), Z_next=np.empty((R, search.z.shape[1])))
+            A=np.empty((big, big)), b=np.empty(big), dv=np.empty(k.n), perr=np.empty(R),
+            rerr=np.empty(R), norm=np.empty(R), Z_next=np.empty((R, search.z.shape[1])))
 
 
 @dataclass(frozen=True)
@@ -565,7 +579,8 @@ class _Workspace:
             base=base, targets=targets, Q=np.empty((K, nq)),
             X_WL=np.empty((K, p.link_count, 4, 4)), J_all=np.zeros((T, K, 6, k.nv)),
             E=np.empty((K, m)), J=np.empty((m, k.n)), A=np.empty((big, big)), b=np.empty(big),
-            perr=np.empty(K), rerr=np.empty(K), norm=np.empty(K), Z_next=np.empty((K, na)))
+            dv=np.empty(k.n), perr=np.empty(K), rerr=np.empty(K), norm=np.empty(K),
+            Z_next=np.empty((K, na)))
         return _Workspace(
             K=K, base=base, base_z=np.empty((1, na)), prob=np.zeros(K, i), z=np.empty((K, na)),
             pool=np.empty((size, na)), row_best=np.empty(K), row_end=np.empty(K, i),
@@ -697,11 +712,7 @@ class _Search:
     def _init_single_pool(self, seeds: FloatArray, K: int) -> None:
         """The rest of :meth:`_init_single` without a sample table (numpy set-up)."""
         k, o, base = self.k, self.options, self.base
-        z0 = base[0, k.q_active]  # (na,) a copy: clipped and wrapped (all variables 1-DOF)
-        np.maximum(z0, k.z_lower, out=z0)
-        np.minimum(z0, k.z_upper, out=z0)
-        if k.wrap_z.size:
-            z0[k.wrap_z] = wrap_angle(z0[k.wrap_z])
+        z0 = self._project(base[:1, k.q_active])[0]  # a copy: clipped, wrapped, unit quaternions
         base[0, k.q_active] = z0
         if k.has_mimic:
             self.model.apply_mimic(base)
@@ -950,11 +961,11 @@ class _Search:
             self.plan.fk_coefficients, _NO_LOCALS, s.Q, s.X_WL, k.tips,
             k.tip_offsets, k.tip_table, k.tip_frames, _ORIGIN, s.J_all, s.targets, k.col_v,
             k.fold, 3 if k.position_only else 6, float(o.damping), _LAMBDA_MIN,
-            float(o.max_step), k.z_lower, k.z_upper, k.wrap_z, s.E, s.J, s.A, s.b, s.perr,
-            s.rerr, s.norm, s.Z_next, budget, self.iterations, float(o.position_tolerance),
-            float(o.orientation_tolerance), o.stall_iterations, o.restart_iterations,
-            _STALL_RATIO, self.row_best, self.row_end, self.row_due, self.pool[0], state,
-            self.best_norm, self.best_z[0], self.best_error[0])
+            float(o.max_step), k.z_lower, k.z_upper, k.wrap_z, k.steps, k.quat_steps, s.E, s.J,
+            s.A, s.b, s.dv, s.perr, s.rerr, s.norm, s.Z_next, budget, self.iterations,
+            float(o.position_tolerance), float(o.orientation_tolerance), o.stall_iterations,
+            o.restart_iterations, _STALL_RATIO, self.row_best, self.row_end, self.row_due,
+            self.pool[0], state, self.best_norm, self.best_z[0], self.best_error[0])
         self.pool_next[0] = state[0]
         self.seeds_tried[0] = state[1]
         return ran
@@ -968,8 +979,8 @@ class _Search:
             self.plan.fk_coefficients, _NO_LOCALS, s.Q, s.X_WL, k.tips,
             k.tip_offsets, k.tip_table, k.tip_frames, _ORIGIN, s.J_all, s.targets, k.col_v,
             k.fold, 3 if k.position_only else 6, float(o.damping), _LAMBDA_MIN,
-            float(o.max_step), k.z_lower, k.z_upper, k.wrap_z, s.E, s.J, s.A, s.b, s.perr,
-            s.rerr, s.norm, z_next)
+            float(o.max_step), k.z_lower, k.z_upper, k.wrap_z, k.steps, k.quat_steps, s.E, s.J,
+            s.A, s.b, s.dv, s.perr, s.rerr, s.norm, z_next)
         return s.E, s.perr, s.rerr, s.norm, z_next
 
     # -- main loop

@@ -84,6 +84,28 @@ def usable_quaternion(q: Any, i: int) -> bool:
     return _MIN_NORM2 <= norm2 <= _MAX_NORM2
 
 
+def step_quaternion(x: float, y: float, z: float, w: float, wx: float, wy: float,
+                    wz: float) -> tuple[float, float, float, float]:
+    """The unit quaternion of ``exp(w_FM) R(quat)``: :func:`integrate`'s rotation, one joint.
+
+    ``exp(w) ⊗ quat`` (Hamilton product, xyzw), normalised, ``w >= 0`` (as
+    :func:`~robot_state_core.spatial.transforms.quat_xyzw_from_rotation`). Plain Python on
+    floats, compiled into the IK iteration (:mod:`robot_state_core.ik.compiled`).
+    """
+    theta = math.sqrt(wx * wx + wy * wy + wz * wz)
+    # sin(θ/2)/θ, its Taylor series below 1e-4 rad (error < 1e-17)
+    s = 0.5 - theta * theta / 48.0 if theta < 1e-4 else math.sin(0.5 * theta) / theta
+    ex, ey, ez, ew = s * wx, s * wy, s * wz, math.cos(0.5 * theta)
+    nx = ew * x + ex * w + ey * z - ez * y
+    ny = ew * y - ex * z + ey * w + ez * x
+    nz = ew * z + ex * y - ey * x + ez * w
+    nw = ew * w - ex * x - ey * y - ez * z
+    norm = math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw)
+    if nw < 0.0:
+        norm = -norm
+    return nx / norm, ny / norm, nz / norm, nw / norm
+
+
 def velocity_columns() -> tuple[FloatArray, list[bool], list[bool]]:
     """The motion subspace ``[w_FM; v_FM]``: F's axes, rotations then translations.
 
