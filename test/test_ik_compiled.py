@@ -43,6 +43,8 @@ from robot_state_core.spatial.transforms import (
     wrap_angle,
 )
 
+RESOURCES = Path(__file__).resolve().parent / 'resources'
+
 
 @pytest.fixture(scope='module')
 def compiled() -> object:
@@ -62,7 +64,16 @@ def models() -> dict[str, RobotModel]:
     r = robot_corpus.test_robot('talos')  # a humanoid whose free-flyer root IK may move
     out['talos_free'] = RobotModel.from_urdf_string(
         r.urdf_path.read_text(), _FREE_ROOT_SRDF, package_map=r.package_map)
+    out['all_types'] = RobotModel.from_urdf_string(
+        (RESOURCES / 'all_joint_types.urdf').read_text(), _ALL_TYPES_SRDF)
     return out
+
+
+_ALL_TYPES_SRDF = '''<?xml version="1.0"?>
+<robot name="all_joint_types">
+  <group name="whole"><chain base_link="world" tip_link="tool"/></group>
+</robot>
+'''
 
 
 _FREE_ROOT_SRDF = '''<?xml version="1.0"?>
@@ -87,11 +98,13 @@ PROBLEMS = [
     ('talos', 'all_arms_torso', ['gripper_left_base_link', 'gripper_right_base_link'], False),
 ]
 # Multi-DOF joints in the group (issue 30): a planar base with its lift and arm (x, y, theta
-# additive, theta wrapped), and Talos' free-flyer root with its torso and arm (7 z variables,
-# 6 columns: the translation adds v_FM, the quaternion turns by exp(w_FM)).
+# additive, theta wrapped), Talos' free-flyer root with its torso and arm (7 z variables,
+# 6 columns: the translation adds v_FM, the quaternion turns by exp(w_FM)), and a chain of
+# every joint type (floating, rpy_floating, planar, revolute, continuous, prismatic).
 MULTI_DOF_PROBLEMS = [
     ('default', 'whole_body', ['tool0'], False),
     ('talos_free', 'free_arm', ['gripper_left_base_link'], False),
+    ('all_types', 'whole', ['tool'], False),
 ]
 
 

@@ -861,3 +861,40 @@ def test_mimic_fold_columns_is_the_chain_rule() -> None:
             R = _pin_pose(model, data, full(s), 4)[:3, :3]
             finite = np.concatenate([rate[:3, 3], _vee(rate[:3, :3] @ R.T)])
             np.testing.assert_allclose(J[:, i], finite, rtol=0, atol=FD_TOL)
+
+
+def test_floating_step_quaternion_is_integrate() -> None:
+    """``step_quaternion`` (IK's compiled step) turns a quaternion by ``exp(w)`` in F.
+
+    Oracle: Rodrigues' ``exp(w)`` written here times the quaternion's rotation (Pinocchio's
+    ``Quaternion``), for steps from 1e-9 to 2 rad (the small-angle series and the closed
+    form); the result is a unit quaternion with w >= 0.
+    """
+    rng = np.random.default_rng(SEED)
+    for scale in (1e-9, 1e-5, 1e-3, 0.3, 2.0):
+        for _ in range(8):
+            quat = _unit_quat(rng)
+            w = rng.normal(size=3) * scale
+            out = np.array(floating.step_quaternion(*quat.tolist(), *w.tolist()))
+            R0 = pin.Quaternion(quat[3], *quat[:3]).toRotationMatrix()
+            R = pin.Quaternion(out[3], *out[:3]).toRotationMatrix()
+            np.testing.assert_allclose(R, _rodrigues(w) @ R0, rtol=0, atol=TOL)
+            assert out[3] >= 0.0 and abs(float(np.linalg.norm(out)) - 1.0) < TOL
+
+
+def test_rpy_floating_step_angles_is_integrate() -> None:
+    """``step_angles`` (IK's compiled step) turns roll-pitch-yaw by ``exp(w)`` in F.
+
+    Oracle: Rodrigues' ``exp(w)`` times Drake's ``Rz(yaw) Ry(pitch) Rx(roll)``, both written
+    here; pitch in [-π/2, π/2], roll and yaw in [-π, π].
+    """
+    rng = np.random.default_rng(SEED)
+    for scale in (1e-9, 1e-3, 0.3, 2.0):
+        for _ in range(8):
+            rpy = _rpy_sample(rng)[:3]
+            w = rng.normal(size=3) * scale
+            out = rpy_floating.step_angles(*rpy.tolist(), *w.tolist())
+            np.testing.assert_allclose(_rpy_matrix(*out), _rodrigues(w) @ _rpy_matrix(*rpy),
+                                       rtol=0, atol=1e-11)
+            assert abs(out[1]) <= math.pi / 2
+            assert abs(out[0]) <= math.pi and abs(out[2]) <= math.pi

@@ -5,16 +5,15 @@ Imported on first use by :func:`robot_state_core.ik.solver` (like
 numba-free), and compiled with the package's one decorator
 (:func:`robot_state_core.jit.decorators.jit`: user cache directory, nogil).
 
-:func:`iterate` is one IK iteration for every row of a search whose active joints are 1-DOF,
-planar or floating (no rpy_floating): it completes each row's configuration (mimic
-followers applied), runs the package's FK kernel
+:func:`iterate` is one IK iteration for every row of a search (every joint type): it
+completes each row's configuration (mimic followers applied), runs the package's FK kernel
 (:func:`~robot_state_core.kinematics.compiled.forward`) and Jacobian kernel
 (:func:`~robot_state_core.kinematics.compiled.point_jacobian`) and then, per row, the
 model-frame tip errors ``[p_T - p_tip; log(R_T R_tipᵀ)]``, the Levenberg-Marquardt step
 ``dv = Jᵀ (J Jᵀ + λ I)⁻¹ e`` (or its ``n x n`` normal form, a Cholesky solve), the step
 clipping, bounds clipping and angle wrapping. It replaces about forty numpy calls of ~1 µs
-each per iteration with one call; the numpy path of :mod:`.solver` stays the reference (and
-the path of rpy_floating variables), and the tests compare the two.
+each per iteration with one call; the numpy iteration stays the reference the tests compare it
+with.
 :func:`search` runs up to a budget of such iterations for one problem together with the
 solver's bookkeeping (best row, stall, restarts from the ranked pool), returning to Python
 only to read the clock, for candidates (the validity callback) and for fresh samples.
@@ -30,7 +29,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from robot_state_core.description.joint_types import floating
+from robot_state_core.description.joint_types import floating, rpy_floating
 from robot_state_core.jit.decorators import depend_on_sources, inline, jit
 from robot_state_core.kinematics import compiled as fk_kernels
 from robot_state_core.kinematics.compiled import forward, point_jacobian
@@ -40,8 +39,10 @@ from robot_state_core.spatial import transforms
 # here for the kernels below.
 rotation_log_and_angle = jit(transforms.rotation_log_into)
 wrap_angle = jit(transforms.wrap_angle_scalar)
-# A floating joint's quaternion step, its joint type module's (one source), compiled here.
+# The floating joints' orientation steps, their joint type modules' (one source), compiled here.
 step_quaternion = inline(floating.step_quaternion)
+step_angles = inline(rpy_floating.step_angles)
+FLOATING = floating.KERNEL_KIND
 
 
 @jit
@@ -80,9 +81,9 @@ def iterate(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: An
             tips: Any, tip_offsets: Any, tip_columns: Any, tip_frames: Any, origin: Any,
             J_all: Any, targets: Any, col_v: Any, fold: Any, width: int, damping: float,
             lambda_min: float, max_step: float, z_lower: Any, z_upper: Any, wrap_z: Any,
-            steps: Any, quat_steps: Any, E: Any, J: Any, A: Any, b: Any, dv: Any, perr: Any,
+            steps: Any, multi_steps: Any, E: Any, J: Any, A: Any, b: Any, dv: Any, perr: Any,
             rerr: Any, norm: Any, Z_next: Any) -> None:  # pragma: no cover - compiled
-    """One IK iteration of the rows ``Z`` ``(R, na)`` (active variables: no rpy_floating).
+    """One IK iteration of the rows ``Z`` ``(R, na)`` (active variables).
 
     Args:
         Z: ``(R, na)`` current active variables.
@@ -113,9 +114,10 @@ def iterate(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: An
         wrap_z: ``(W,)`` z indices of continuous angles, wrapped to ``[-π, π)``.
         steps: ``(A, 2)`` per additive variable (1-DOF and planar joints) its z index and
             its column: ``z += dv[column]``.
-        quat_steps: ``(F, 2)`` per floating joint the z index of its first variable and the
-            column of its first velocity: the translation adds ``v_FM``, the quaternion turns
-            by ``exp(w_FM)`` (the joint type's ``step_quaternion``).
+        multi_steps: ``(F, 3)`` per floating and rpy_floating joint its type's
+            ``KERNEL_KIND``, the z index of its first variable and the column of its first
+            velocity: the translation adds ``v_FM``, the orientation turns by ``exp(w_FM)``
+            (the joint types' ``step_quaternion`` and ``step_angles``).
         E: ``(R, T * width)`` out: errors ``[p_T - p_tip; log(R_T R_tipᵀ)]`` per tip [m, rad].
         J: ``(T * width, n)`` scratch: the stacked Jacobian of one row.
         A: ``(max(m, n), max(m, n))`` scratch: the damped normal matrix.
@@ -222,18 +224,27 @@ def iterate(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: An
         for i in range(steps.shape[0]):
             c = steps[i, 0]
             Z_next[r, c] = min(max(Z[r, c] + dv[steps[i, 1]], z_lower[c]), z_upper[c])
-        for i in range(quat_steps.shape[0]):
-            z0 = quat_steps[i, 0]
-            c0 = quat_steps[i, 1]
+        for i in range(multi_steps.shape[0]):
+            z0 = multi_steps[i, 1]
+            c0 = multi_steps[i, 2]
+            if multi_steps[i, 0] == FLOATING:  # (x, y, z, qx, qy, qz, qw)
+                t0 = z0
+                x, y, z, w = step_quaternion(Z[r, z0 + 3], Z[r, z0 + 4], Z[r, z0 + 5],
+                                             Z[r, z0 + 6], dv[c0], dv[c0 + 1], dv[c0 + 2])
+                Z_next[r, z0 + 3] = x
+                Z_next[r, z0 + 4] = y
+                Z_next[r, z0 + 5] = z
+                Z_next[r, z0 + 6] = w
+            else:  # rpy_floating: (roll, pitch, yaw, x, y, z)
+                t0 = z0 + 3
+                roll, pitch, yaw = step_angles(Z[r, z0], Z[r, z0 + 1], Z[r, z0 + 2], dv[c0],
+                                               dv[c0 + 1], dv[c0 + 2])
+                Z_next[r, z0] = roll
+                Z_next[r, z0 + 1] = pitch
+                Z_next[r, z0 + 2] = yaw
             for k in range(3):
-                Z_next[r, z0 + k] = min(max(Z[r, z0 + k] + dv[c0 + 3 + k], z_lower[z0 + k]),
-                                        z_upper[z0 + k])
-            x, y, z, w = step_quaternion(Z[r, z0 + 3], Z[r, z0 + 4], Z[r, z0 + 5],
-                                         Z[r, z0 + 6], dv[c0], dv[c0 + 1], dv[c0 + 2])
-            Z_next[r, z0 + 3] = x
-            Z_next[r, z0 + 4] = y
-            Z_next[r, z0 + 5] = z
-            Z_next[r, z0 + 6] = w
+                Z_next[r, t0 + k] = min(max(Z[r, t0 + k] + dv[c0 + 3 + k], z_lower[t0 + k]),
+                                        z_upper[t0 + k])
         for i in range(wrap_z.shape[0]):
             c = wrap_z[i]
             Z_next[r, c] = wrap_angle(Z_next[r, c])
@@ -249,7 +260,7 @@ def search(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: Any
            tips: Any, tip_offsets: Any, tip_columns: Any, tip_frames: Any, origin: Any,
            J_all: Any, targets: Any, col_v: Any, fold: Any, width: int, damping: float,
            lambda_min: float, max_step: float, z_lower: Any, z_upper: Any, wrap_z: Any,
-           steps: Any, quat_steps: Any, E: Any, J: Any, A: Any, b: Any, dv: Any, perr: Any,
+           steps: Any, multi_steps: Any, E: Any, J: Any, A: Any, b: Any, dv: Any, perr: Any,
            rerr: Any, norm: Any, Z_next: Any, budget: int, iteration: int,
            position_tolerance: float, orientation_tolerance: float, stall_iterations: int,
            restart_iterations: int, stall_ratio: float, row_best: Any, row_end: Any,
@@ -279,7 +290,7 @@ def search(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: Any
         iterate(Z, base, q_active, mimic, mimic_coefficients, fk_joints, fk_coefficients,
                 X_PC, Q, X_WL, tips, tip_offsets, tip_columns, tip_frames, origin,
                 J_all, targets, col_v, fold, width, damping, lambda_min, max_step, z_lower,
-                z_upper, wrap_z, steps, quat_steps, E, J, A, b, dv, perr, rerr, norm, Z_next)
+                z_upper, wrap_z, steps, multi_steps, E, J, A, b, dv, perr, rerr, norm, Z_next)
         done += 1
         iteration += 1
         best = 0
@@ -469,7 +480,7 @@ def warm_up() -> None:
         np.zeros(2, i), np.zeros((0, 4), i), np.zeros((0, 4, 3)), np.zeros((1, 3)),
         np.zeros((1, 0, 6, 1)), np.zeros((1, 1, 4, 4)), np.zeros(0, i), np.zeros((0, 1)), 6,
         0.05, 1e-9, 1.0, np.zeros(1), np.zeros(1), np.zeros(0, i), np.zeros((1, 2), i),
-        np.zeros((0, 2), i), np.zeros((0, 6)), np.zeros((6, 1)), np.zeros((6, 6)), np.zeros(6),
+        np.zeros((0, 3), i), np.zeros((0, 6)), np.zeros((6, 1)), np.zeros((6, 6)), np.zeros(6),
         np.zeros(1), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, 1))]
     for a in _READ_ONLY:
         args[a].setflags(write=False)

@@ -30,9 +30,10 @@ Algorithm (one search = ``num_seeds`` configurations iterated as one array):
    sources); several tips stack their rows and are solved jointly.
 3. A Levenberg-Marquardt step ``dv = Jᵀ (J Jᵀ + λ I)⁻¹ e`` (the ``n x n`` normal form when
    there are more rows than variables), ``λ = damping · |e|² + 1e-9``, each component clipped
-   to ``max_step``, added to 1-DOF and planar variables (:func:`kinematics.integrate` for
-   floating and rpy_floating joints), then clipped to the position bounds, continuous angles
-   wrapped to ``[-π, π]``, quaternions normalized.
+   to ``max_step``, added to 1-DOF and planar variables (floating and rpy_floating joints add
+   ``v_FM`` to their translation and turn their orientation by ``exp(w_FM)``: their type
+   modules' ``step_quaternion`` and ``step_angles``), then clipped to the position bounds,
+   continuous angles wrapped to ``[-π, π]``.
 4. A row within both tolerances is a candidate (inside the bounds by construction) and the
    validity callback decides. A row that stalls (no 1 % error decrease in ``stall_iterations``)
    or reaches ``restart_iterations`` restarts from the next entry of its restart pool (from a
@@ -50,18 +51,15 @@ Algorithm (one search = ``num_seeds`` configurations iterated as one array):
 Batches (:func:`solve_ik_batch`) stack the rows of many targets into one array; a target's rows
 are dropped once it is solved.
 
-Compiled path (:mod:`robot_state_core.ik.compiled`, imported on the first request): when no
-active joint is rpy_floating (1-DOF, planar and floating joints: a floating joint's step turns
-its quaternion by ``exp(w)``, its type module's ``step_quaternion``), steps 2-3 run as one
-numba kernel per iteration, and a single
+Compiled path (:mod:`robot_state_core.ik.compiled`, imported on the first request): steps 2-3
+run as one numba kernel per iteration (every joint type), and a single
 request runs steps 2-5 in compiled bursts (best row, stall and pool restarts included),
 returning to Python to read the clock, for candidates (bounds check, validity callback) and
 for fresh samples; its set-up (seed projection, pool ranking, rows) is one compiled call too.
 The arrays of a single compiled search live in a per-thread workspace of the kernel entry,
 reused from request to request (``_Workspace``), and the cache remembers resolved (group, tips)
-names, so a request's Python set-up is a few dozen operations. The numpy functions
-below stay the reference (the tests check that both paths take the same steps) and the path
-of rpy_floating variables.
+names, so a request's Python set-up is a few dozen operations. The numpy iteration
+(:mod:`.reference`) is the tests' oracle: they check that both take the same steps.
 
 Measured (2-core VM shared with other jobs, load 3-6, ``benchmarks/run.py --only ik``,
 1 000 targets, 5 and 50 ms timeouts): Panda ``panda_link0 -> panda_hand_tcp``, UR5
@@ -87,7 +85,7 @@ from numpy.typing import ArrayLike
 from robot_state_core import kinematics
 from robot_state_core._typing import as_finite_float, BoolArray, FloatArray, IntArray
 from robot_state_core._typing import read_only as _ro
-from robot_state_core.description.joint_types import floating, JOINT_TYPES
+from robot_state_core.description.joint_types import JOINT_TYPES
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import (
     InvalidArgumentError,
@@ -165,9 +163,11 @@ class _Kernel:
     quat_sampled: tuple[bool, ...]  # (F,) the quaternion moves a tip
     sampled_mask: BoolArray  # (na,) variables drawn by the sampler
     table_ok: bool  # every variable that moves a tip is sampled (pool samples can be cached)
-    compiled: bool  # no active rpy_floating joint: the compiled iteration (ik.compiled) runs
+    compiled: bool  # the compiled iteration (ik.compiled) runs; False only for the tests'
+    # numpy reference
     steps: IntArray  # (A, 2) z index and column of each additive variable (compiled step)
-    quat_steps: IntArray  # (F, 2) first z index and first column of each floating joint
+    multi_steps: IntArray  # (F, 3) kind, first z index, first column of each floating or
+    # rpy_floating joint
     mimic: IntArray  # (M, 2) mimic variable, source (q indices) for the compiled iteration
     mimic_coefficients: FloatArray  # (M, 2) multiplier, offset
     tip_offsets: IntArray  # (T + 1,) slices of the tips' Jacobian tables below
@@ -318,13 +318,13 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
     s_lo = np.where(is_rpy, -np.pi, lower)[sample_z]
     s_hi = np.where(is_rpy, np.pi, upper)[sample_z]
     additive = all(not JOINT_TYPES[types[j]].ORIENTATION_VARIABLES for j in active_joints)
-    steps, quat_steps = [], []  # the compiled step: z += dv, or a floating joint's SE(3) step
+    steps, multi_steps = [], []  # the compiled step: z += dv, or an SE(3) step
     for j in active_joints:
         z0, c0 = z_of_q[int(q_start[j])], column_of_v[int(v_start[j])]
         module = JOINT_TYPES[types[j]]
-        if module is floating:
-            quat_steps.append((z0, c0))
-        elif not module.ORIENTATION_VARIABLES:
+        if module.ORIENTATION_VARIABLES:
+            multi_steps.append((module.KERNEL_KIND, z0, c0))
+        else:
             steps += [(z0 + i, c0 + i) for i in range(module.NQ)]
     tip_columns = tuple(link_columns(model, p, t) for t in tips)
     return _Kernel(
@@ -341,9 +341,9 @@ def _compile_kernel(model: RobotModel, group: JointModelGroup, tips: tuple[int, 
         sample_all=sample_z.size == q_active.size, quat_z=_ro(quat_z, np.intp),
         quat_sampled=tuple(bool(influential[f[0]]) for f in quat_z),
         sampled_mask=_ro(sampled, np.bool_), table_ok=bool(np.all(sampled | ~influential)),
-        compiled=not any(types[j] is JointType.RPY_FLOATING for j in active_joints),
+        compiled=True,
         steps=_ro(np.asarray(steps, dtype=np.intp).reshape(-1, 2), np.intp),
-        quat_steps=_ro(np.asarray(quat_steps, dtype=np.intp).reshape(-1, 2), np.intp),
+        multi_steps=_ro(np.asarray(multi_steps, dtype=np.intp).reshape(-1, 3), np.intp),
         mimic=_ro(np.stack([np.asarray(model.mimic_variable, dtype=np.intp),
                             np.asarray(model.mimic_source, dtype=np.intp)], axis=1), np.intp),
         mimic_coefficients=_ro(np.stack([np.asarray(model.mimic_multiplier, dtype=np.float64),
@@ -961,7 +961,7 @@ class _Search:
             self.plan.fk_coefficients, _NO_LOCALS, s.Q, s.X_WL, k.tips,
             k.tip_offsets, k.tip_table, k.tip_frames, _ORIGIN, s.J_all, s.targets, k.col_v,
             k.fold, 3 if k.position_only else 6, float(o.damping), _LAMBDA_MIN,
-            float(o.max_step), k.z_lower, k.z_upper, k.wrap_z, k.steps, k.quat_steps, s.E, s.J,
+            float(o.max_step), k.z_lower, k.z_upper, k.wrap_z, k.steps, k.multi_steps, s.E, s.J,
             s.A, s.b, s.dv, s.perr, s.rerr, s.norm, s.Z_next, budget, self.iterations,
             float(o.position_tolerance), float(o.orientation_tolerance), o.stall_iterations,
             o.restart_iterations, _STALL_RATIO, self.row_best, self.row_end, self.row_due,
@@ -979,7 +979,7 @@ class _Search:
             self.plan.fk_coefficients, _NO_LOCALS, s.Q, s.X_WL, k.tips,
             k.tip_offsets, k.tip_table, k.tip_frames, _ORIGIN, s.J_all, s.targets, k.col_v,
             k.fold, 3 if k.position_only else 6, float(o.damping), _LAMBDA_MIN,
-            float(o.max_step), k.z_lower, k.z_upper, k.wrap_z, k.steps, k.quat_steps, s.E, s.J,
+            float(o.max_step), k.z_lower, k.z_upper, k.wrap_z, k.steps, k.multi_steps, s.E, s.J,
             s.A, s.b, s.dv, s.perr, s.rerr, s.norm, z_next)
         return s.E, s.perr, s.rerr, s.norm, z_next
 

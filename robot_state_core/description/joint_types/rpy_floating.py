@@ -72,6 +72,8 @@ RPY_WARNING_COS_TOL = 1e-2
 '''``|cos(pitch)|`` below which setting rpy angles warns (|pitch ∓ π/2| < about 0.57°).'''
 
 _MAX_LISTED_VALUES = 5
+_GIMBAL_LOCK_EPS = float(np.finfo(np.float64).eps)
+'''Drake's gimbal-lock test (as ``spatial.transforms.rpy_from_rotation``).'''
 
 _NQ = NQ
 _NV = NV
@@ -159,6 +161,58 @@ def interpolate(q0: FloatArray, q1: FloatArray, t: FloatArray, p: JointParameter
     w = rotation_log(rotation_from_rpy(q1[..., :3]) @ np.swapaxes(R0, -1, -2))
     out[..., :3] = wrap_angle(rpy_from_rotation(rotation_exp(tt * w) @ R0))
     return out
+
+
+def step_angles(roll: float, pitch: float, yaw: float, wx: float, wy: float,
+                wz: float) -> tuple[float, float, float]:
+    """Roll, pitch, yaw of ``exp(w_FM) R(rpy)``: :func:`integrate`'s rotation, one joint.
+
+    Through unit quaternions (``exp(w) ⊗ q(rpy)``), then Drake's ``RollPitchYaw``
+    extraction of :func:`~robot_state_core.spatial.transforms.rpy_from_rotation` (pitch from
+    the matrix entries, roll and yaw from the quaternion's half-angle sums, 0 at the lock).
+    Plain Python on floats, compiled into the IK iteration (:mod:`robot_state_core.ik.compiled`).
+    """
+    cr, sr = math.cos(0.5 * roll), math.sin(0.5 * roll)
+    cp, sp = math.cos(0.5 * pitch), math.sin(0.5 * pitch)
+    cy, sy = math.cos(0.5 * yaw), math.sin(0.5 * yaw)
+    # q(rpy) = qz(yaw) ⊗ qy(pitch) ⊗ qx(roll), xyzw
+    x = sr * cp * cy - cr * sp * sy
+    y = cr * sp * cy + sr * cp * sy
+    z = cr * cp * sy - sr * sp * cy
+    w = cr * cp * cy + sr * sp * sy
+    theta = math.sqrt(wx * wx + wy * wy + wz * wz)
+    s = 0.5 - theta * theta / 48.0 if theta < 1e-4 else math.sin(0.5 * theta) / theta
+    ex, ey, ez, ew = s * wx, s * wy, s * wz, math.cos(0.5 * theta)
+    nx = ew * x + ex * w + ey * z - ez * y
+    ny = ew * y - ex * z + ey * w + ez * x
+    nz = ew * z + ex * y - ey * x + ez * w
+    nw = ew * w - ex * x - ey * y - ez * z
+    norm = math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw)
+    if nw < 0.0:
+        norm = -norm
+    x, y, z, w = nx / norm, ny / norm, nz / norm, nw / norm
+    r00 = 1.0 - 2.0 * (y * y + z * z)
+    r10 = 2.0 * (x * y + z * w)
+    r20 = 2.0 * (x * z - y * w)
+    r21 = 2.0 * (y * z + x * w)
+    r22 = 1.0 - 2.0 * (x * x + y * y)
+    new_pitch = math.atan2(-r20, math.sqrt(0.5 * (r00 * r00 + r10 * r10 + r21 * r21
+                                                   + r22 * r22)))
+    eps = _GIMBAL_LOCK_EPS
+    half_sum = 0.0 if abs(x + z) <= eps and abs(w - y) <= eps else math.atan2(x + z, w - y)
+    half_difference = (0.0 if abs(z - x) <= eps and abs(w + y) <= eps
+                       else math.atan2(z - x, w + y))
+    new_roll = half_sum - half_difference
+    new_yaw = half_sum + half_difference
+    if new_roll > math.pi:
+        new_roll -= 2.0 * math.pi
+    elif new_roll < -math.pi:
+        new_roll += 2.0 * math.pi
+    if new_yaw > math.pi:
+        new_yaw -= 2.0 * math.pi
+    elif new_yaw < -math.pi:
+        new_yaw += 2.0 * math.pi
+    return new_roll + 0.0, new_pitch + 0.0, new_yaw + 0.0
 
 
 def random_orientations(rng: np.random.Generator, shape: tuple[int, ...]) -> FloatArray:
