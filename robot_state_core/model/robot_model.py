@@ -35,6 +35,7 @@ import numpy as np
 
 from robot_state_core._typing import FloatArray, IntArray
 from robot_state_core._typing import read_only as _ro
+from robot_state_core.description.joint_types import mimic
 from robot_state_core.description.joints import Joint, JOINT_TYPE_INFO, JointType
 from robot_state_core.description.links import Link
 from robot_state_core.errors import (
@@ -547,8 +548,8 @@ class RobotModel:
                 if target.name in seen:
                     raise ModelError(f'RobotModel: mimic cycle through joints {sorted(seen)}')
                 # q_cur = m * q_target + o  and  q = mult * q_cur + off
-                off = mult * current.mimic.offset + off
-                mult = mult * current.mimic.multiplier
+                mult, off = mimic.chain(current.mimic.multiplier, current.mimic.offset, mult,
+                                        off)
                 seen.add(target.name)
                 current = target
             source = int(self.joint_q_start[self._joint_index[current.name]])
@@ -568,6 +569,7 @@ class RobotModel:
         self.mimic_source = _ro(sources, np.intp)
         self.mimic_multiplier = _ro(mults)
         self.mimic_offset = _ro(offsets)
+        self._q_shape = (self.nq,)
         self._mimic_rows = tuple((int(v), int(s), float(m), float(o)) for v, s, m, o in zip(
             variables, sources, mults, offsets, strict=True))
         mask = np.ones(self.nq, dtype=np.bool_)
@@ -727,6 +729,10 @@ class RobotModel:
             InvalidTypeError: ``q`` is not a numpy array.
             InvalidArgumentError: ``q`` does not have shape ``(..., nq)``.
         """
+        if type(q) is np.ndarray and q.shape == self._q_shape:  # one configuration (every
+            for v, src, m, o in self._mimic_rows:  # RobotState write): scalars, no fancy index
+                q[v] = m * q.item(src) + o
+            return q
         if not isinstance(q, np.ndarray):
             raise InvalidTypeError(f'RobotModel.apply_mimic: q must be a numpy array, got '
                                    f'{type(q).__name__}')
@@ -734,14 +740,8 @@ class RobotModel:
             raise InvalidArgumentError(f'RobotModel.apply_mimic: q must have shape (..., '
                                        f'{self.nq}), got {q.shape}')
         if self.mimic_variable.size:
-            if q.ndim == 1:  # one configuration (every RobotState write): scalars, no fancy index
-                rows = self._mimic_rows
-                values = [m * float(q[s]) + o for _, s, m, o in rows]
-                for (v, _, _, _), value in zip(rows, values, strict=True):
-                    q[v] = value
-            else:
-                q[..., self.mimic_variable] = (self.mimic_multiplier * q[..., self.mimic_source]
-                                               + self.mimic_offset)
+            mimic.apply(q, self.mimic_variable, self.mimic_source, self.mimic_multiplier,
+                        self.mimic_offset)
         return q
 
     def rpy_floating_joint(self, name: str) -> Any:

@@ -270,6 +270,7 @@ class RobotState:
         self._rng_source = rng
         self._rng: np.random.Generator | None = None
         self._data = kinematics.KinematicsData(model)  # link poses of the last FK
+        self._links_read: FloatArray | None = None  # a read-only view of data.X_WL
         self._X_WG: FloatArray = np.zeros((self._plan.geometry_link.size, 4, 4))
         self._attached: dict[str, AttachedBody] = {}
         self._attached_poses: dict[str, AttachedBodyPoses] = {}
@@ -347,6 +348,7 @@ class RobotState:
         self._q[:], self._v[:], self._ae[:] = other._q, other._v, other._ae
         # New cache arrays: views handed out earlier keep their (then current) values.
         self._data = other._data.copy()
+        self._links_read = None
         self._X_WG = other._X_WG.copy()
         self._has_v, self._has_a, self._has_e = other._has_v, other._has_a, other._has_e
         self._dirty_links, self._dirty_collision = other._dirty_links, other._dirty_collision
@@ -437,13 +439,18 @@ class RobotState:
         normalized (MoveIt ``FloatingJointModel::computeTransform``) and ``enforce_bounds``
         normalizes the stored values (MoveIt ``normalizeRotation``).
         """
-        q = self._q.copy()
-        q[index] = values
+        if type(index) is slice and index == _ALL:  # the whole vector: no copy needed
+            q = values
+        else:
+            q = self._q.copy()
+            q[index] = values
         floats = q.tolist()  # the joint type's scalar test; the numpy one names the offender
-        if not all(floating.usable_quaternion(floats, i) for i in self._plan.floating_starts):
-            check_quat_xyzw(q[quat_q], 'RobotState: positions',
-                            'the quaternion (rot_x, rot_y, rot_z, rot_w)',
-                            kinematics.plan(self._model).floating_labels)
+        usable = floating.usable_quaternion
+        for i in self._plan.floating_starts:
+            if not usable(floats, i):
+                check_quat_xyzw(q[quat_q], 'RobotState: positions',
+                                'the quaternion (rot_x, rot_y, rot_z, rot_w)',
+                                kinematics.plan(self._model).floating_labels)
         self._q[:] = q
         self._changed('q')
 
@@ -845,8 +852,16 @@ class RobotState:
     def _links(self) -> FloatArray:
         if self._dirty_links:  # the single-configuration FK kernel; local transforms when asked
             self._data.X_WL = kinematics.forward_kinematics(self._model, self._q)
+            self._links_read = None
             self._dirty_links = False
         return self._data.X_WL
+
+    def _read_links(self) -> FloatArray:
+        """A read-only view of :meth:`_links` (made once per FK: per-link reads index it)."""
+        X = self._links()
+        if self._links_read is None:
+            self._links_read = _view(X)
+        return self._links_read
 
     def _local_transforms(self) -> FloatArray:
         if self._dirty_locals:
@@ -857,8 +872,7 @@ class RobotState:
     def _collision(self) -> FloatArray:
         X_WL = self._links()
         if self._dirty_collision:
-            self._X_WG = poses_on_frames(X_WL, self._plan.geometry_link,
-                                                      self._plan.X_LG)
+            self._X_WG = poses_on_frames(X_WL, self._plan.geometry_link, self._plan.X_LG)
             self._attached_poses = {n: attached_body_global_poses(
                 b, X_WL[self._model.link_index(b.link)]) for n, b in self._attached.items()}
             self._dirty_collision = False
@@ -910,7 +924,9 @@ class RobotState:
         index = (self._model.link_index(link) if isinstance(link, str) else
                  as_index(link, self._model.link_count, 'RobotState.get_global_link_transform',
                           'link index'))
-        return _view(self._links()[index])
+        links: FloatArray = (self._links_read if self._links_read is not None
+                             and not self._dirty_links else self._read_links())
+        return links[index]  # a view of a read-only view: read-only
 
     def get_link_poses(self) -> FloatArray:
         """``X_WL`` ``(L, 4, 4)`` of every link, model link order, read-only (RS-113)."""
@@ -1465,6 +1481,9 @@ class RobotState:
 
 
 # ============================================================================ argument checks
+
+
+_ALL = slice(None)
 
 
 def _view(a: FloatArray) -> FloatArray:
