@@ -34,6 +34,7 @@ from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.scene.planning_scene import PlanningScene
 from robot_state_core.state.robot_state import RobotState
 from robot_state_core.viewer.app import COLLIDING_RGB, RobotViewer
+from robot_state_core.viewer.controls import slider_specs, UNBOUNDED_TRANSLATION
 from robot_state_core.viewer.scene_meshes import element_meshes, shape_triangles
 
 URDF = default_robot_urdf_path()
@@ -580,3 +581,24 @@ def test_a_large_study_is_drawn_coarser(panda_reach: tuple[RobotModel, Path, Pat
         assert [node.name for node in v._reach_nodes] == ['/reach/targets']  # no tool lines
         assert len(markers.faces) == 20 and len(markers.batched_positions) == n
         assert not np.asarray(markers.batched_colors)[~reached].any()
+
+
+def test_slider_ranges_follow_each_variables_kind() -> None:
+    """Unbounded angles get one turn, translations ±2 m, quaternion components [-1, 1].
+
+    The hand-written robot with every joint type (test/resources/all_joint_types.urdf): the
+    rpy_floating joint's positions are (roll, pitch, yaw, x, y, z), so its first three
+    sliders span [-π, π] and its last three ±UNBOUNDED_TRANSLATION (they were swapped before
+    issue 30); the floating joint's quaternion spans [-1, 1], its translation ±2 m; planar θ
+    [-π, π].
+    """
+    model = RobotModel.from_urdf_file(Path(__file__).resolve().parent / 'resources'
+                                      / 'all_joint_types.urdf')
+    spans = {s.variable: (s.lower, s.upper) for s in slider_specs(model)}
+    turn, metres = (-math.pi, math.pi), (-UNBOUNDED_TRANSLATION, UNBOUNDED_TRANSLATION)
+    for i, name in enumerate(('rpy/qx', 'rpy/qy', 'rpy/qz', 'rpy/x', 'rpy/y', 'rpy/z')):
+        assert spans[name] == (turn if i < 3 else metres), name
+    for name in ('float/rot_x', 'float/rot_y', 'float/rot_z', 'float/rot_w'):
+        assert spans[name] == (-1.0, 1.0)
+    assert spans['float/trans_x'] == metres and spans['plane/x'] == metres
+    assert spans['plane/theta'] == turn

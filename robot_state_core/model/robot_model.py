@@ -35,7 +35,7 @@ import numpy as np
 
 from robot_state_core._typing import FloatArray, IntArray
 from robot_state_core._typing import read_only as _ro
-from robot_state_core.description.joint_types import mimic
+from robot_state_core.description.joint_types import JOINT_TYPES, mimic
 from robot_state_core.description.joints import Joint, JOINT_TYPE_INFO, JointType
 from robot_state_core.description.links import Link
 from robot_state_core.errors import (
@@ -138,6 +138,10 @@ class RobotModel:
             ``joint(name).limits`` keeps the URDF ``<limit>`` values.
         variable_bounded: (nq,) whether the bounds are real position limits (False for
             continuous joints, planar theta, unbounded translations).
+        variable_angle: (nq,) the variable is an angle [rad] (its joint type module's
+            ``ANGLE_VARIABLES``: revolute and continuous joints, planar theta, rpy angles).
+        variable_orientation: (nq,) the variable parameterises an orientation (a floating
+            joint's quaternion, an rpy_floating joint's angles).
         variable_velocity_limits, variable_acceleration_limits, variable_effort_limits,
             variable_jerk_limits: (nq,) magnitudes (inf when unspecified).
         variable_joint: (nq,) joint index owning each variable.
@@ -436,26 +440,7 @@ class RobotModel:
 
             v, a, e, jk = ((mag(lim.velocity), mag(lim.acceleration), mag(lim.effort),
                             mag(lim.jerk)) if lim is not None else (inf, inf, inf, inf))
-            if joint.type in (JointType.REVOLUTE, JointType.PRISMATIC):
-                assert lim is not None  # guaranteed by SceneGraph.add_joint (SG-14)
-                lo, hi, b = [lim.lower], [lim.upper], [True]
-                if joint.safety is not None:
-                    # MoveIt (jointBoundsFromURDF): the <safety_controller> soft limits
-                    # intersected with <limit>.
-                    lo = [max(joint.safety.soft_lower_limit, lim.lower)]
-                    hi = [min(joint.safety.soft_upper_limit, lim.upper)]
-            elif joint.type is JointType.CONTINUOUS:
-                lo, hi, b = [-math.pi], [math.pi], [False]
-            elif joint.type is JointType.PLANAR:
-                lo, hi, b = [-inf, -inf, -math.pi], [inf, inf, math.pi], [False] * 3
-            elif joint.type is JointType.FLOATING:
-                lo = [-inf] * 3 + [-1.0] * 4
-                hi = [inf] * 3 + [1.0] * 4
-                b = [False] * 3 + [True] * 4
-            elif joint.type is JointType.RPY_FLOATING:
-                lo, hi, b = [-inf] * 6, [inf] * 6, [False] * 6
-            else:
-                lo, hi, b = [], [], []
+            lo, hi, b = JOINT_TYPES[joint.type].position_bounds(joint)  # its type's bounds
             lower += lo
             upper += hi
             bounded += b
@@ -497,13 +482,15 @@ class RobotModel:
         self.variable_acceleration_limits = _ro(acc)
         self.variable_effort_limits = _ro(eff)
         self.variable_jerk_limits = _ro(jerk)
-        default = np.zeros(self.nq)
+        modules = [JOINT_TYPES[t] for t in self.joint_types]
+        default = np.array([x for m in modules for x in m.NEUTRAL], dtype=np.float64)
         low, high = np.asarray(lower), np.asarray(upper)
-        outside = (low > 0) | (high < 0)
+        outside = (low > default) | (high < default)  # MoveIt: the middle of such bounds
         default[outside] = 0.5 * (low[outside] + high[outside])
-        for j, joint in enumerate(self.joints):
-            if joint.type is JointType.FLOATING:
-                default[self.joint_q_start[j] + 6] = 1.0  # quaternion (0, 0, 0, 1) xyzw
+        self.variable_angle = _ro([i in m.ANGLE_VARIABLES for m in modules
+                                   for i in range(m.NQ)], np.bool_)
+        self.variable_orientation = _ro([i in m.ORIENTATION_VARIABLES for m in modules
+                                         for i in range(m.NQ)], np.bool_)
         self._default_unmimicked = default  # made read-only once mimic is applied
 
     def _raise_duplicate_variable(self, names: Sequence[str], owner: Sequence[int],

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from robot_state_core.description.joints import JointType
 from robot_state_core.model.robot_model import RobotModel
 
 
@@ -33,18 +32,8 @@ class JointSweep:
         lo, hi = np.where(bounded, lower, 0.0), np.where(bounded, upper, 0.0)
         self._centre = 0.5 * (lo + hi)
         self._amplitude = np.where(bounded, 0.4 * (hi - lo), 0.5)
-        angle = np.zeros(model.nq, dtype=bool)
-        quaternion = np.zeros(model.nq, dtype=bool)
-        for j, t in enumerate(model.joint_types):
-            s = int(model.joint_q_start[j])
-            if t is JointType.CONTINUOUS:
-                angle[s] = True
-            elif t is JointType.PLANAR:
-                angle[s + 2] = True
-            elif t is JointType.RPY_FLOATING:
-                angle[s:s + 3] = True
-            elif t is JointType.FLOATING:
-                quaternion[s + 3:s + 7] = True
+        angle = np.asarray(model.variable_angle)
+        quaternion = np.asarray(model.variable_orientation) & ~angle
         self._amplitude = np.where(angle[active] & ~bounded, np.pi / 2, self._amplitude)
         n = active.size
         self._frequency = (1.0 / period_s) * (1.0 + 0.37 * (np.arange(n) % 5))

@@ -23,7 +23,6 @@ import math
 import numpy as np
 
 from robot_state_core._typing import FloatArray
-from robot_state_core.description.joints import JointType
 from robot_state_core.geometry.shapes import Box, Cylinder, Shape, Sphere
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.spatial.transforms import (
@@ -127,9 +126,8 @@ def evaluate_joint_constraint(model: RobotModel, q: FloatArray, c: JointConstrai
     else:
         v = int(model.joint_q_start[model.joint_index(c.joint_name)])
     d = float(q[v] - c.position)
-    j = int(model.variable_joint[v])
-    wraps = model.joint_types[j] is JointType.CONTINUOUS or (
-        model.joint_types[j] is JointType.PLANAR and v == int(model.joint_q_start[j]) + 2)
+    wraps = (model.variable_angle[v] and not model.variable_orientation[v]
+             and not model.variable_bounded[v])  # continuous joints, planar theta
     if wraps:
         d = float(wrap_angle(d))
     ok = -abs(c.tolerance_below) - 1e-12 <= d <= abs(c.tolerance_above) + 1e-12

@@ -926,7 +926,8 @@ class RobotState:
                           'link index'))
         links: FloatArray = (self._links_read if self._links_read is not None
                              and not self._dirty_links else self._read_links())
-        return links[index]  # a view of a read-only view: read-only
+        pose: FloatArray = links[index]  # a view of a read-only view: read-only
+        return pose
 
     def get_link_poses(self) -> FloatArray:
         """``X_WL`` ``(L, 4, 4)`` of every link, model link order, read-only (RS-113)."""

@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 
-from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.state.robot_state import RobotState
@@ -52,18 +51,9 @@ def slider_specs(model: RobotModel) -> list[SliderSpec]:
     (the viewer normalises the quaternion after a change).
     """
     names = model.variable_names
-    angle: set[int] = set()
-    quaternion: set[int] = set()
-    for j, t in enumerate(model.joint_types):
-        s = int(model.joint_q_start[j])
-        if t in (JointType.REVOLUTE, JointType.CONTINUOUS):
-            angle.add(s)
-        elif t is JointType.PLANAR:
-            angle.add(s + 2)
-        elif t is JointType.RPY_FLOATING:
-            angle.update((s + 3, s + 4, s + 5))
-        elif t is JointType.FLOATING:
-            quaternion.update(range(s + 3, s + 7))
+    angle = set(np.flatnonzero(model.variable_angle).tolist())
+    quaternion = set(np.flatnonzero(model.variable_orientation
+                                    & ~model.variable_angle).tolist())
     specs = []
     for i in np.flatnonzero(np.asarray(model.active_variable_mask)):
         lo, hi = float(model.variable_lower[i]), float(model.variable_upper[i])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from robot_state_core.description.joints import Joint
+
 NQ = 0
 NV = 0
 KERNEL_KIND = 0
@@ -14,3 +16,10 @@ TRANSLATION_VARIABLES: tuple[int, ...] = ()
 '''Position variables that are translations [m].'''
 ORIENTATION_VARIABLES: tuple[int, ...] = ()
 '''Position variables that parameterise an orientation (sampled on SO(3)).'''
+NEUTRAL: tuple[float, ...] = ()
+'''The neutral configuration (Pinocchio ``neutral``): the default positions.'''
+
+
+def position_bounds(joint: Joint) -> tuple[list[float], list[float], list[bool]]:
+    """No variables: no bounds."""
+    return [], [], []

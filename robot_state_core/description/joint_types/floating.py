@@ -17,6 +17,7 @@ import numpy as np
 
 from robot_state_core._typing import BoolArray, FloatArray
 from robot_state_core.description.joint_types.parameters import JointParameters
+from robot_state_core.description.joints import Joint
 from robot_state_core.spatial.transforms import (
     check_quat_xyzw,
     quat_angle,
@@ -44,6 +45,8 @@ TRANSLATION_VARIABLES: tuple[int, ...] = (0, 1, 2)
 '''Position variables that are translations [m].'''
 ORIENTATION_VARIABLES: tuple[int, ...] = (3, 4, 5, 6)
 '''Position variables that parameterise an orientation: the quaternion, xyzw.'''
+NEUTRAL: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+'''The neutral configuration (Pinocchio ``neutral``): the default positions.'''
 _MIN_NORM2 = QUATERNION_MIN_NORM ** 2
 _MAX_NORM2 = QUATERNION_MAX_NORM ** 2
 
@@ -192,3 +195,9 @@ def random_orientations(rng: np.random.Generator, shape: tuple[int, ...]) -> Flo
 def orientations_near(near: FloatArray, rotation_vectors: FloatArray) -> FloatArray:
     """``near`` ``(..., 4)`` (unit quaternions) turned by ``rotation_vectors`` ``(..., 3)``."""
     return quat_multiply(near, quat_xyzw_from_rotation_vector(rotation_vectors))
+
+
+def position_bounds(joint: Joint) -> tuple[list[float], list[float], list[bool]]:
+    """MoveIt ``FloatingJointModel``'s bounds: translation unbounded, quaternion in [-1, 1]."""
+    inf = math.inf
+    return [-inf] * 3 + [-1.0] * 4, [inf] * 3 + [1.0] * 4, [False] * 3 + [True] * 4

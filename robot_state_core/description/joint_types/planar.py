@@ -17,6 +17,7 @@ import numpy as np
 
 from robot_state_core._typing import BoolArray, FloatArray
 from robot_state_core.description.joint_types.parameters import JointParameters
+from robot_state_core.description.joints import Joint
 from robot_state_core.spatial.transforms import normalize_angle, wrap_angle
 
 NQ = 3
@@ -31,6 +32,8 @@ ANGLE_VARIABLES: tuple[int, ...] = (2,)
 '''Position variables that are angles on the circle [rad] (when unbounded).'''
 ORIENTATION_VARIABLES: tuple[int, ...] = ()
 '''Position variables that parameterise an orientation (sampled on SO(3)).'''
+NEUTRAL: tuple[float, ...] = (0.0, 0.0, 0.0)
+'''The neutral configuration (Pinocchio ``neutral``): the default positions.'''
 
 
 def motion(q: FloatArray) -> FloatArray:
@@ -170,3 +173,9 @@ def diff_drive_interpolate(xy0: FloatArray, th0: FloatArray, xy1: FloatArray, th
     theta = np.where(start, th0, np.where(tiny, th1, theta))
     xy = np.where(start[..., None], xy0, np.where(tiny[..., None], xy1, xy))
     return xy, theta
+
+
+def position_bounds(joint: Joint) -> tuple[list[float], list[float], list[bool]]:
+    """MoveIt ``PlanarJointModel``'s bounds: x, y unbounded, θ in ``[-π, π]`` (wrapping)."""
+    inf = math.inf
+    return [-inf, -inf, -math.pi], [inf, inf, math.pi], [False] * 3

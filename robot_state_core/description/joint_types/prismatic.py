@@ -12,7 +12,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robot_state_core._typing import BoolArray, FloatArray
+from robot_state_core.description.joint_types.limits import limited_bounds
 from robot_state_core.description.joint_types.parameters import JointParameters
+from robot_state_core.description.joints import Joint
 
 NQ = 1
 NV = 1
@@ -26,6 +28,8 @@ TRANSLATION_VARIABLES: tuple[int, ...] = (0,)
 '''Position variables that are translations [m].'''
 ORIENTATION_VARIABLES: tuple[int, ...] = ()
 '''Position variables that parameterise an orientation (sampled on SO(3)).'''
+NEUTRAL: tuple[float, ...] = (0.0,)
+'''The neutral configuration (Pinocchio ``neutral``): the default positions.'''
 
 
 def motion_coefficients(axis: ArrayLike) -> FloatArray:
@@ -78,3 +82,8 @@ def interpolate(q0: FloatArray, q1: FloatArray, t: FloatArray, p: JointParameter
     tt = t[..., None]
     out: FloatArray = (1.0 - tt) * q0 + tt * q1
     return out
+
+
+def position_bounds(joint: Joint) -> tuple[list[float], list[float], list[bool]]:
+    """MoveIt's variable bounds: ``<limit>`` narrowed by ``<safety_controller>``."""
+    return limited_bounds(joint)

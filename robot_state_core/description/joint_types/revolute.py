@@ -9,11 +9,15 @@ of a motion. MoveIt's distance factor is 1.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from robot_state_core._typing import BoolArray, FloatArray
+from robot_state_core.description.joint_types.limits import limited_bounds
 from robot_state_core.description.joint_types.parameters import JointParameters
+from robot_state_core.description.joints import Joint, JointType
 from robot_state_core.spatial.transforms import rotation_log, skew, wrap_angle
 
 NQ = 1
@@ -28,6 +32,8 @@ TRANSLATION_VARIABLES: tuple[int, ...] = ()
 '''Position variables that are translations [m].'''
 ORIENTATION_VARIABLES: tuple[int, ...] = ()
 '''Position variables that parameterise an orientation (sampled on SO(3)).'''
+NEUTRAL: tuple[float, ...] = (0.0,)
+'''The neutral configuration (Pinocchio ``neutral``): the default positions.'''
 
 
 def motion_coefficients(axis: ArrayLike) -> FloatArray:
@@ -97,3 +103,14 @@ def interpolate(q0: FloatArray, q1: FloatArray, t: FloatArray, p: JointParameter
     out: FloatArray = np.where(p.wrap[:, None], wrap_angle(q0 + tt * wrap_angle(q1 - q0)),
                                (1.0 - tt) * q0 + tt * q1)
     return out
+
+
+def position_bounds(joint: Joint) -> tuple[list[float], list[float], list[bool]]:
+    """MoveIt's variable bounds: ``<limit>`` (and safety), a continuous joint's ``[-π, π]``.
+
+    Returns ``(lower, upper, bounded)`` per variable; a continuous joint's bounds are not
+    position limits (``bounded`` False: its angle wraps).
+    """
+    if joint.type is JointType.CONTINUOUS:
+        return [-math.pi], [math.pi], [False]
+    return limited_bounds(joint)

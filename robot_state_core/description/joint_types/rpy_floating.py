@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike
 
 from robot_state_core._typing import BoolArray, FloatArray
 from robot_state_core.description.joint_types.parameters import JointParameters
+from robot_state_core.description.joints import Joint
 from robot_state_core.errors import InvalidArgumentError, SingularityError
 from robot_state_core.spatial.transforms import (
     random_quat_xyzw,
@@ -64,6 +65,8 @@ ANGLE_VARIABLES: tuple[int, ...] = (0, 1, 2)
 '''Position variables that are angles [rad].'''
 ORIENTATION_VARIABLES: tuple[int, ...] = (0, 1, 2)
 '''Position variables that parameterise an orientation (sampled on SO(3)).'''
+NEUTRAL: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+'''The neutral configuration (Pinocchio ``neutral``): the default positions.'''
 
 RPY_SINGULARITY_COS_TOL = 1e-3
 '''``|cos(pitch)|`` below which the rpy_floating v → q̇ maps raise (Drake's threshold).'''
@@ -415,3 +418,8 @@ def _broadcast_batch(q: FloatArray, other: FloatArray, function: str,
         raise InvalidArgumentError(
             f'{function}: batch shape of {argument} {other.shape[:-1]} does not broadcast '
             f'against the batch shape of q {q.shape[:-1]}') from err
+
+
+def position_bounds(joint: Joint) -> tuple[list[float], list[float], list[bool]]:
+    """Unbounded angles and translation (Drake ``RpyFloatingJoint`` has no position limits)."""
+    return [-math.inf] * 6, [math.inf] * 6, [False] * 6
