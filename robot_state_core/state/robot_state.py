@@ -98,7 +98,6 @@ __all__ = [
 ]
 
 _LOG = logging.getLogger(__name__)
-_MULTI_DOF = frozenset((JointType.PLANAR, JointType.FLOATING, JointType.RPY_FLOATING))
 Unknown: TypeAlias = Literal['raise', 'ignore']
 GroupLike: TypeAlias = 'str | JointModelGroup'
 VariableKey: TypeAlias = 'str | int'
@@ -728,7 +727,7 @@ class RobotState:
         MoveIt's ``getJointTransform``; the identity for fixed joints.
         """
         j = self._model.joint_index(joint)
-        if self._model.joint_types[j] in _MULTI_DOF:  # from its variables, as MoveIt does
+        if self._model.joint_nq[j] > 1:  # multi-DOF: from its variables, as MoveIt does
             return kinematics.multi_dof_joint_motion(self._model, j, self._q)
         return kinematics.joint_motion(self._model, j, self._local_transforms()[j])
 
