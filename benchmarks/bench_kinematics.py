@@ -1435,6 +1435,7 @@ def bench_ik_seed_table(settings: Settings, progress: Progress) -> Section:
     """Cost of setting up an IK problem once, seed/tip-pose table included."""
     from robot_state_core.ik import solver as ik_solver
     from robot_state_core.ik.cache import IKCache
+    from robot_state_core.ik.problem import problem_entry
 
     table = Table(['robot / chain (dof)', 'problem set-up + seed table ms',
                    'problem set-up alone ms'])
@@ -1445,7 +1446,7 @@ def bench_ik_seed_table(settings: Settings, progress: Progress) -> Section:
         'the tip poses of all of them (one batched FK), what requests as shipped otherwise '
         'fill lazily inside their timeouts (and pay again whenever the variables outside the '
         'group change, e.g. a moving base). set-up alone = the index tables only (the '
-        "solver's private `_kernel` on a fresh cache). The process's one-time kernel "
+        "solver's `ik.problem.problem_entry` on a fresh cache). The process's one-time kernel "
         f'loading is excluded (done before). Median of {settings.repeats} builds.',
         [table])
     with tempfile.TemporaryDirectory(prefix='rsc_bench_') as tmpdir:
@@ -1462,7 +1463,7 @@ def bench_ik_seed_table(settings: Settings, progress: Progress) -> Section:
             ik_solver.prepare_ik(model, IK_GROUP, (case.tip,), cache=cache)
             builds.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
-            ik_solver._kernel(IKCache(), model, group, tips, False)
+            problem_entry(IKCache(), model, group, tips, False)
             setups.append(time.perf_counter() - t0)
         build, setup = statistics.median(builds), statistics.median(setups)
         table.add(f'{case.label} `{case.base} → {case.tip}` ({case.av.size})', fmt_ms(build),

@@ -18,8 +18,10 @@ import robot_corpus
 from robot_state_core import kinematics as kin
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError
-from robot_state_core.ik import solver as ik
+from robot_state_core.ik import reference
+from robot_state_core.ik import search as ik_search
 from robot_state_core.ik.cache import default_ik_cache, IKCache
+from robot_state_core.ik.requests import resolve
 from robot_state_core.ik.solver import prepare_ik, solve_ik, solve_ik_batch
 from robot_state_core.ik.types import IKOptions, IKRequest, IKResult, IKStatus
 from robot_state_core.io.default_robot import (
@@ -191,17 +193,16 @@ def test_solver_kernel_matches_kinematics(models: dict[str, RobotModel], robot: 
     base = random_q(model, group, rng)
     base[~np.isin(np.arange(model.nq), model.group(group).active_variable_indices)] += 0.1
     model.apply_mimic(base)
-    _, entry, order, msg = ik._resolve(default_ik_cache(), model,
-                                     group, tips, len(tips), False)
+    _, entry, order, msg = resolve(default_ik_cache(), model, group, tips, len(tips), False)
     assert entry is not None, msg
     links = [links[i] for i in order]  # the problem's tips are in link order
-    k = entry.kernel
+    k = entry.problem
     qs = np.stack([random_q(model, group, rng, base) for _ in range(4)])
-    search = ik._Search(model, entry, base[None],
-                        np.broadcast_to(np.eye(4), (1, len(tips), 4, 4)).copy(),
-                        IKOptions(num_seeds=1), None, np.random.default_rng(0))
-    X_WL, X_tip = ik._tip_poses(search, qs[:, k.q_active], search.rows)
-    J = ik._jacobian(k, X_WL)
+    search = ik_search.Search(model, entry, base[None],
+                              np.broadcast_to(np.eye(4), (1, len(tips), 4, 4)).copy(),
+                              IKOptions(num_seeds=1), None, np.random.default_rng(0))
+    X_WL, X_tip = ik_search.tip_poses(search, qs[:, k.q_active], search.rows)
+    J = reference.jacobian(k, X_WL)
     for r, q in enumerate(qs):
         X = kin.forward_kinematics(model, q)
         expected = []
@@ -736,10 +737,10 @@ def test_unranked_restarts_read_no_table_and_iterate_the_seed_alone(
     A target 1 cm / 3° from the seed is solved from the seed itself (one start, the solution
     next to the seed); a far target still succeeds through fresh uniform restarts.
     """
-    def no_table(self: object) -> None:
+    def no_table(*args: object) -> None:
         raise AssertionError('the sample table was read')
 
-    monkeypatch.setattr(ik._Search, '_table', no_table)
+    monkeypatch.setattr(ik_search, 'seed_table', no_table)
     rng = np.random.default_rng(27)
     tool0 = ur5.link_index('tool0')
     options = IKOptions(num_seeds=1, ranked_restarts=False, random_seed=3)

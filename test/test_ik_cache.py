@@ -169,18 +169,18 @@ def test_a_moving_base_keeps_the_seed_table_and_the_answer(model: RobotModel,
     wrong frame would rank other restarts first) and builds one table; every answer is checked
     with Pinocchio.
     """
-    from robot_state_core.ik import solver
+    from robot_state_core.ik import seeds
 
     oracle = _Oracle(model)
     builds = []
-    sample = solver._Search._sample
+    sample = seeds.sample_rows
 
-    def counting(self, prob):  # type: ignore[no-untyped-def]
-        if len(prob) == solver._TABLE_SIZE:
+    def counting(k, rng, base_z, prob):  # type: ignore[no-untyped-def]
+        if len(prob) == seeds.TABLE_SIZE:
             builds.append(1)
-        return sample(self, prob)
+        return sample(k, rng, base_z, prob)
 
-    monkeypatch.setattr(solver._Search, '_sample', counting)
+    monkeypatch.setattr(seeds, 'sample_rows', counting)
     arm = model.group('arm').active_variable_indices
     base = [model.variable_index(v) for v in ('base_joint/x', 'base_joint/y', 'base_joint/theta',
                                               'lift_joint')]

@@ -2,9 +2,10 @@
 
 The scalar pieces are checked against the spatial module (rotation log to 1e-12, angle
 wrapping bit for bit) and numpy's solver; one iteration of the compiled kernel against the
-numpy iteration of the solver (tip errors, step, clipping, wrapping); the compiled loop of
-single requests against the Python loop (same iterations, restarts and solution). IK answers
-themselves are verified by FK in test_ik.py and the MoveIt port.
+numpy reference iteration (robot_state_core.ik.reference: tip errors, step, clipping,
+wrapping); the compiled loop of single requests against the Python loop (same iterations,
+restarts and solution). IK answers themselves are verified by FK in test_ik.py and the MoveIt
+port.
 """
 
 from __future__ import annotations
@@ -21,8 +22,12 @@ import robot_corpus
 
 from robot_state_core import kinematics as kin
 from robot_state_core.description.joint_types import floating, mimic, planar, rpy_floating
-from robot_state_core.ik import solver as ik
+from robot_state_core.ik import reference
+from robot_state_core.ik import search as ik_search
 from robot_state_core.ik.cache import default_ik_cache
+from robot_state_core.ik.problem import Problem, ProblemEntry
+from robot_state_core.ik.requests import resolve
+from robot_state_core.ik.solver import prepare_ik, solve_ik
 from robot_state_core.ik.types import IKOptions, IKRequest
 from robot_state_core.io.default_robot import (
     default_robot_srdf_path,
@@ -48,8 +53,8 @@ RESOURCES = Path(__file__).resolve().parent / 'resources'
 
 @pytest.fixture(scope='module')
 def compiled() -> object:
-    ik._ready_ik_kernels()
-    return ik._ik_kernels()
+    ik_search.ready_ik_kernels()
+    return ik_search.ik_kernels()
 
 
 @pytest.fixture(scope='module')
@@ -108,7 +113,7 @@ MULTI_DOF_PROBLEMS = [
 ]
 
 
-def _random_rows(model: RobotModel, k: ik._Kernel, rng: np.random.Generator,
+def _random_rows(model: RobotModel, k: Problem, rng: np.random.Generator,
                  n: int) -> np.ndarray:
     lo = np.where(np.isfinite(k.z_lower), k.z_lower, -4.0)
     hi = np.where(np.isfinite(k.z_upper), k.z_upper, 4.0)
@@ -117,24 +122,24 @@ def _random_rows(model: RobotModel, k: ik._Kernel, rng: np.random.Generator,
 
 def _search(model: RobotModel, group: str, tips: list[str], position_only: bool,
             seed: int, options: IKOptions | None = None,
-            compiled: bool = True) -> ik._Search:
+            compiled: bool = True) -> ik_search.Search:
     """A search with targets from FK of a random configuration (seeded)."""
-    _, entry, order, msg = ik._resolve(default_ik_cache(), model,
-                                     group, tips, len(tips), position_only)
+    _, entry, order, msg = resolve(default_ik_cache(), model,
+                                   group, tips, len(tips), position_only)
     assert entry is not None, msg
     tips = [tips[i] for i in order]  # the problem's tips are in link order
-    assert entry.kernel.compiled
+    assert entry.problem.compiled
     if not compiled:
-        entry = ik._KernelCache(dataclasses.replace(entry.kernel, compiled=False))
+        entry = ProblemEntry(dataclasses.replace(entry.problem, compiled=False))
     rng = np.random.default_rng(seed)
     q = np.array(model.default_positions)
-    q[entry.kernel.q_active] = _random_rows(model, entry.kernel, rng, 1)[0]
+    q[entry.problem.q_active] = _random_rows(model, entry.problem, rng, 1)[0]
     model.apply_mimic(q)
     X = kin.forward_kinematics(model, q)
     targets = np.stack([X[model.link_index(t)] for t in tips])[None]
-    return ik._Search(model, entry, np.array(model.default_positions)[None], targets,
-                      options or IKOptions(position_only=position_only, random_seed=seed),
-                      None, np.random.default_rng(seed))
+    return ik_search.Search(model, entry, np.array(model.default_positions)[None], targets,
+                            options or IKOptions(position_only=position_only, random_seed=seed),
+                            None, np.random.default_rng(seed))
 
 
 # ------------------------------------------------------------------------------ scalar pieces
@@ -222,16 +227,17 @@ def test_iteration_matches_numpy_iteration(models: dict[str, RobotModel], robot:
     search.z[0] += 3.0  # out of bounds / beyond pi
     search._bind_rows()
     e_c, perr_c, rerr_c, norm_c, z_next = (a.copy() for a in search._iterate())
-    X_WL, X_tip = ik._tip_poses(search, search.z, search.rows)
-    e, perr, rerr = ik._errors(k, X_tip, search.rows.target)
-    J = ik._jacobian(k, X_WL)
+    X_WL, X_tip = ik_search.tip_poses(search, search.z, search.rows)
+    e, perr, rerr = reference.errors(k, X_tip, search.rows.target)
+    J = reference.jacobian(k, X_WL)
     norm = np.vecdot(e, e)
     np.testing.assert_allclose(e_c, e, rtol=0, atol=1e-12)
     np.testing.assert_allclose(perr_c, perr, rtol=0, atol=1e-12)
     np.testing.assert_allclose(rerr_c, rerr, rtol=0, atol=1e-12)
     np.testing.assert_allclose(norm_c, norm, rtol=1e-12, atol=1e-14)
-    search._step(e, J, norm)  # the numpy step, in place on search.z
-    np.testing.assert_allclose(z_next, search.z, rtol=0, atol=1e-9)
+    z_ref = reference.step(model, k, search.options, search.z, search.base, search.prob, e, J,
+                           norm)  # the numpy step
+    np.testing.assert_allclose(z_next, z_ref, rtol=0, atol=1e-9)
     assert np.all(z_next >= k.z_lower) and np.all(z_next <= k.z_upper)
     if k.wrap_z.size:
         assert np.all(np.abs(z_next[:, k.wrap_z]) <= math.pi)
@@ -270,7 +276,7 @@ def test_compiled_loop_matches_python_loop(models: dict[str, RobotModel], robot:
 def test_each_kernel_compiles_one_signature(models: dict[str, RobotModel],
                                             compiled: object) -> None:
     """Every call the solver makes matches the warm-up's signature (no recompilation)."""
-    ik.prepare_ik(models['panda'], 'arm', ['panda_hand_tcp'])  # broadcast (read-only) targets
+    prepare_ik(models['panda'], 'arm', ['panda_hand_tcp'])  # broadcast (read-only) targets
     for robot, group, tips, position_only in PROBLEMS + MULTI_DOF_PROBLEMS:
         s = _search(models[robot], group, tips, position_only, seed=9)
         s.run(time.perf_counter() + 100.0, 5)
@@ -324,11 +330,11 @@ def test_compiled_set_up_matches_numpy_set_up(models: dict[str, RobotModel], rob
     the rows, the ranked pool and the bookkeeping are equal.
     """
     model = models[robot]
-    _, entry, order, msg = ik._resolve(default_ik_cache(), model,
-                                     group, tips, len(tips), position_only)
+    _, entry, order, msg = resolve(default_ik_cache(), model,
+                                   group, tips, len(tips), position_only)
     assert entry is not None, msg
     tips = [tips[i] for i in order]  # the problem's tips are in link order
-    k = entry.kernel
+    k = entry.problem
     seed = np.array(model.default_positions)
     seed[k.q_active] = _random_rows(model, k, np.random.default_rng(5), 1)[0] + 3.0
     model.apply_mimic(seed)
@@ -337,9 +343,9 @@ def test_compiled_set_up_matches_numpy_set_up(models: dict[str, RobotModel], rob
     options = IKOptions(position_only=position_only, num_seeds=6)
     searches = []
     for compiled in (True, False):
-        e = entry if compiled else ik._KernelCache(dataclasses.replace(k, compiled=False))
-        searches.append(ik._Search(model, e, seed[None].copy(), targets, options, None,
-                                   np.random.default_rng(11)))
+        e = entry if compiled else ProblemEntry(dataclasses.replace(k, compiled=False))
+        searches.append(ik_search.Search(model, e, seed[None].copy(), targets, options, None,
+                                         np.random.default_rng(11)))
     a, b = searches
     assert a.workspace is not None and b.workspace is None  # the compiled set-up ran
     np.testing.assert_allclose(a.base, b.base, rtol=0, atol=1e-15)
@@ -370,15 +376,14 @@ def test_a_reused_workspace_follows_a_moving_base(models: dict[str, RobotModel])
                  [-3.0, 0.2, -1.0], [0.0, 0.0, 0.0]):
         seed = np.array(model.default_positions)
         seed[base] = pose
-        _, entry, order, _ = ik._resolve(default_ik_cache(), model,
-                                         'arm', ['tool0'], 1, False)
+        _, entry, order, _ = resolve(default_ik_cache(), model, 'arm', ['tool0'], 1, False)
         assert entry is not None
         assert order == (0,)
         q = seed.copy()
-        q[entry.kernel.q_active] = _random_rows(model, entry.kernel, rng, 1)[0]
+        q[entry.problem.q_active] = _random_rows(model, entry.problem, rng, 1)[0]
         X = kin.forward_kinematics(model, q)[tip]
-        result = ik.solve_ik(model, IKRequest(group='arm', targets=(X,), tip_links=('tool0',),
-                                              seed=seed))
+        result = solve_ik(model, IKRequest(group='arm', targets=(X,), tip_links=('tool0',),
+                                           seed=seed))
         assert result.success, result.message
         np.testing.assert_array_equal(result.q[base], pose)
         X_found = kin.forward_kinematics(model, result.q)[tip]

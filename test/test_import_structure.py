@@ -116,10 +116,10 @@ LAZY_IMPORT_ALLOW_LIST: dict[tuple[str, str], str] = {
         'robot_state_core` and a node that never checks collisions must not wait for it, so '
         'the first FclObjects imports it (fcl_backend.compiled_broadphase)'
     ),
-    ('robot_state_core.ik.solver', 'robot_state_core.ik.compiled'): (
+    ('robot_state_core.ik.search', 'robot_state_core.ik.compiled'): (
         'start-up time: the compiled IK iteration imports numba (0.4-0.7 s); `import '
         'robot_state_core` must not wait for it, so the first IK request imports it '
-        '(solver._ik_kernels, before the request clock starts)'
+        '(search.ik_kernels, before the request clock starts)'
     ),
 }
 

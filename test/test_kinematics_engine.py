@@ -135,6 +135,6 @@ def test_rotation_math_is_defined_only_in_spatial() -> None:
     allowed = {'get_angles', 'set_angles', 'get_default_angles', 'set_default_angles',
                'set_random_angles_distribution', '_rotation',
                # validation at the API boundary, delegating the math to spatial:
-               '_check_seed_quaternions', '_unit_quaternions', '_write_with_quaternions'}
+               'check_seed_quaternions', '_unit_quaternions', '_write_with_quaternions'}
     copies = [c for c in copies if c.split()[-1] not in allowed]
     assert copies == []

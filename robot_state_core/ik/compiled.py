@@ -1,6 +1,6 @@
 """The compiled IK iteration (numba): errors, damped least-squares step, bounds, wrapping.
 
-Imported on first use by :func:`robot_state_core.ik.solver` (like
+Imported on first use by :func:`robot_state_core.ik.search.ik_kernels` (like
 :func:`robot_state_core.kinematics.plan.compiled_kernels`: ``import robot_state_core`` stays
 numba-free), and compiled with the package's one decorator
 (:func:`robot_state_core.jit.decorators.jit`: user cache directory, nogil).
@@ -12,8 +12,8 @@ completes each row's configuration (mimic followers applied), runs the package's
 model-frame tip errors ``[p_T - p_tip; log(R_T R_tipᵀ)]``, the Levenberg-Marquardt step
 ``dv = Jᵀ (J Jᵀ + λ I)⁻¹ e`` (or its ``n x n`` normal form, a Cholesky solve), the step
 clipping, bounds clipping and angle wrapping. It replaces about forty numpy calls of ~1 µs
-each per iteration with one call; the numpy iteration stays the reference the tests compare it
-with.
+each per iteration with one call; the numpy iteration (:mod:`robot_state_core.ik.reference`)
+stays the reference the tests compare it with.
 :func:`search` runs up to a budget of such iterations for one problem together with the
 solver's bookkeeping (best row, stall, restarts from the ranked pool), returning to Python
 only to read the clock, for candidates (the validity callback) and for fresh samples.
@@ -268,7 +268,7 @@ def search(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: Any
            best_error: Any) -> int:  # pragma: no cover - compiled
     """Up to ``budget`` iterations of one problem's rows (the solver's loop, compiled).
 
-    Each iteration is :func:`iterate`, then what ``_Search.run`` does for one problem: the
+    Each iteration is :func:`iterate`, then what ``Search.run`` does for one problem: the
     best row so far (``best_z``, ``best_error`` = position, rotation, ``best_norm[0]`` its
     ``|e|²``); the stall bookkeeping (``row_best``, ``row_end``, ``row_due``: a row restarts
     when its ``|e|²`` has not dropped below ``stall_ratio`` times its best for
@@ -339,7 +339,7 @@ def rank_pool(pick: Any, z_table: Any, p_table: Any, r_table: Any, X_WT: Any, wi
     """The sample-table rows ``pick`` ranked by tip error, best first, into ``pool``.
 
     The score of a row is ``Σ_t |p_T - p_tip|² - tr(R_T R_tipᵀ)`` (the rotation term unless
-    ``width`` is 3), as ``_Search._fill_pool`` ranks them: ``3 - tr = 2 (1 - cos θ) ≈ θ²``
+    ``width`` is 3), as ``Search._fill_pool`` ranks them: ``3 - tr = 2 (1 - cos θ) ≈ θ²``
     with the constant dropped.
 
     Args:
@@ -379,7 +379,7 @@ def start_single(seed: Any, base: Any, q_active: Any, mimic: Any, mimic_coeffici
                  width: int, Z: Any, pool: Any, row_best: Any, row_end: Any, row_due: Any,
                  restart_iterations: int, stall_iterations: int, best_norm: Any, best_z: Any,
                  best_error: Any, solution: Any) -> int:  # pragma: no cover - compiled
-    """The set-up of a single search (``_Search._init_single``) in one call.
+    """The set-up of a single search (``Search._init_single``) in one call.
 
     Projects the seed (active variables clipped to their bounds, continuous angles wrapped,
     mimic followers applied) into ``base`` ``(1, nq)`` and ``base_z`` ``(na,)``, ranks the
