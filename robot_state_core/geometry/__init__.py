@@ -1,7 +1,11 @@
 """Geometry: shape specifications and the Drake-style geometry registry (seed S0).
 
 * :mod:`~robot_state_core.geometry.shapes`: frozen shape specs (Box, Sphere, Ellipsoid, ...
-  Mesh).
+  Mesh), one module per shape kind holding all of its math (bounds, support, point distance,
+  padding, fcl geometry, the numbers of its URDF, MoveIt and RViz forms) and the registry
+  the other layers dispatch through.
+* :mod:`~robot_state_core.geometry.meshes`: mesh files (loading, the mesh store, hulls);
+  :mod:`~robot_state_core.geometry.triangles`: nearest points and winding numbers of triangles.
 * :mod:`~robot_state_core.geometry.roles`: :class:`Role`, :class:`RoleAssign` and the role
   property sets.
 * :mod:`~robot_state_core.geometry.scene_graph`: :class:`SceneGraph`, the registry of sources,

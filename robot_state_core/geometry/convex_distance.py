@@ -48,19 +48,9 @@ from robot_state_core.geometry.query import (
     point_signed_distance_primitive,
     segment_closest_points,
     support_mapping,
-    Vec3,
 )
-from robot_state_core.geometry.shapes import (
-    Box,
-    Capsule,
-    Cone,
-    Convex,
-    Cylinder,
-    Ellipsoid,
-    Mesh,
-    Shape,
-    Sphere,
-)
+from robot_state_core.geometry.shapes import module_of, Shape, SHAPE_MODULES
+from robot_state_core.geometry.shapes._common import Vec3
 
 FloatArray = NDArray[np.float64]
 SignedDistance = tuple[FloatArray, FloatArray, float, FloatArray]
@@ -68,7 +58,8 @@ SignedDistance = tuple[FloatArray, FloatArray, float, FloatArray]
 
 __all__ = ['CONVEX_SHAPES', 'TOLERANCE', 'SignedDistance', 'convex_signed_distance']
 
-CONVEX_SHAPES = (Box, Sphere, Ellipsoid, Cylinder, Capsule, Cone, Convex)
+CONVEX_SHAPES: tuple[type, ...] = tuple(t for t, m in SHAPE_MODULES.items()
+                                       if m.BOUNDED and m.CONVEX)
 '''Shapes this module handles (a ``Convex`` needs its hull vertices).'''
 
 TOLERANCE = 1e-12
@@ -128,36 +119,38 @@ def _vec(a: Vec3) -> FloatArray:
 class _Core:
     """A convex shape as ``core + ball(radius)``: a point, a segment, or the solid itself."""
 
-    __slots__ = ('X', 'centre', 'ends', 'planes', 'radius', 'shape', 'size', 'support')
+    __slots__ = ('X', 'centre', 'ends', 'mesh_file', 'planes', 'radius', 'shape', 'size',
+                 'support')
 
     def __init__(self, shape: Shape, X_WG: FloatArray, vertices: FloatArray | None,
                  faces: NDArray[np.integer] | None) -> None:
         X = np.asarray(X_WG, dtype=np.float64)
         t = X[:3, 3]
+        module = module_of(shape, 'convex_signed_distance')
         self.shape, self.X = shape, X
         self.centre: Vec3 = (float(t[0]), float(t[1]), float(t[2]))
         self.ends: tuple[Vec3, Vec3] | None = None
         self.planes: tuple[FloatArray, FloatArray] | None = None
         self.radius = 0.0
+        self.mesh_file: bool = module.MESH_FILE
         self.support: Callable[[Vec3], Vec3]
-        if isinstance(shape, Sphere | Capsule):
-            self.radius = float(shape.radius)
-            half = 0.5 * float(shape.length) if isinstance(shape, Capsule) else 0.0
+        if module.SWEPT:
+            half, self.radius = module.swept_core(shape)
             z = X[:3, 2] * half
             self.ends = (_sub(self.centre, tuple(z.tolist())), _add(self.centre,
                                                                     tuple(z.tolist())))
             self.size = self.radius + half
             self.support = self._segment
         else:
-            if isinstance(shape, Mesh | Convex):
+            if self.mesh_file:
                 if vertices is None or len(vertices) == 0:
                     raise InvalidArgumentError(
-                        f'convex_signed_distance: {type(shape).__name__} {shape.uri!r} needs '
-                        'its hull vertices')
+                        f'convex_signed_distance: {type(shape).__name__} '
+                        f'{getattr(shape, "uri", "")!r} needs its hull vertices')
                 if faces is not None and len(faces):
                     self.planes = hull_planes(np.asarray(vertices, dtype=np.float64),
                                               np.asarray(faces))
-            self.size = _bounding_radius(shape, vertices)
+            self.size = module.bounding_radius(shape, vertices)
             self.support = support_mapping(shape, X, vertices)
 
     def _segment(self, d: Vec3) -> Vec3:
@@ -175,23 +168,12 @@ class _Core:
                                                 1.0)
             return _norm(_sub(p, _add(p0, _mul(t, axis))))
         p_G = self.X[:3, :3].T @ (np.array(p) - self.X[:3, 3])
-        if isinstance(self.shape, Mesh | Convex):
+        if self.mesh_file:
             if self.planes is None:
                 return 0.0
             normals, offsets = self.planes
             return abs(float(np.max(normals @ p_G - offsets)))
         return abs(point_signed_distance_primitive(self.shape, p_G)[0])
-
-
-def _bounding_radius(shape: Shape, vertices: FloatArray | None) -> float:
-    if isinstance(shape, Box):
-        return 0.5 * math.sqrt(shape.x ** 2 + shape.y ** 2 + shape.z ** 2)
-    if isinstance(shape, Ellipsoid):
-        return float(max(shape.a, shape.b, shape.c))
-    if isinstance(shape, Cylinder | Cone):
-        return math.hypot(shape.radius, 0.5 * shape.length)
-    assert vertices is not None
-    return float(np.sqrt(np.max(np.einsum('ij,ij->i', vertices, vertices))))
 
 
 def convex_signed_distance(shape_a: Shape, X_WA: FloatArray, shape_b: Shape, X_WB: FloatArray,
@@ -223,7 +205,7 @@ def convex_signed_distance(shape_a: Shape, X_WA: FloatArray, shape_b: Shape, X_W
         InvalidArgumentError: An unsupported shape (half-space), or a hull without vertices.
     """
     for shape in (shape_a, shape_b):
-        if not isinstance(shape, (*CONVEX_SHAPES, Mesh)):
+        if not module_of(shape, 'convex_signed_distance').BOUNDED:
             raise InvalidArgumentError(
                 f'convex_signed_distance: {type(shape).__name__} is not a bounded convex shape')
     a = _Core(shape_a, X_WA, vertices_a, faces_a)

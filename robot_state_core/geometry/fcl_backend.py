@@ -4,9 +4,10 @@
 kinematics run without it; a missing python-fcl raises :class:`BackendUnavailableError`
 (design study B7).
 
-Shapes map to fcl geometries one to one (:func:`make_collision_geometry`); sizes follow
-:mod:`robot_state_core.geometry.shapes` (full lengths; cylinders, capsules and cones along z,
-centred; fcl's ``Cone`` has its apex at ``+length/2``; ``Ellipsoid(a, b, c)`` semi-axes).
+Shapes map to fcl geometries one to one (:func:`make_collision_geometry`: each kind's
+``fcl_geometry`` in its module of :mod:`robot_state_core.geometry.shapes`); sizes follow the
+shapes (full lengths; cylinders, capsules and cones along z, centred; fcl's ``Cone`` has its
+apex at ``+length/2``; ``Ellipsoid(a, b, c)`` semi-axes).
 ``HalfSpace`` is
 ``fcl.Halfspace(n=(0, 0, 1), d=0)``, i.e. ``z <= 0`` (checked by the characterization test).
 A ``Mesh`` becomes one OBBRSS ``BVHModel`` per ``(file, scale)``, shared by every object that
@@ -88,7 +89,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from robot_state_core._typing import FloatArray, Int64Array, IntArray
 from robot_state_core.errors import BackendUnavailableError, InvalidArgumentError
@@ -100,25 +101,13 @@ from robot_state_core.geometry.query import (
     ContactSummary,
     local_aabb,
     PenetrationAsPointPair,
-    point_signed_distance_primitive,
     SignedDistancePair,
     SignedDistanceToPoint,
     support_point,
     TriangleSoup,
-    winding_number,
 )
-from robot_state_core.geometry.shapes import (
-    Box,
-    Capsule,
-    Cone,
-    Convex,
-    Cylinder,
-    Ellipsoid,
-    HalfSpace,
-    Mesh,
-    Shape,
-    Sphere,
-)
+from robot_state_core.geometry.shapes import module_of, Shape
+from robot_state_core.geometry.triangles import TriangleMesh
 from robot_state_core.jit import kernels
 
 _Exact = tuple[FloatArray, FloatArray, float, FloatArray]
@@ -133,13 +122,6 @@ __all__ = [
     'make_collision_geometry',
     'require_fcl',
 ]
-
-# Estimated sizes of the shared fcl geometries, for the mesh store's byte budget
-# (meshes.MESH_CACHE_BYTES): an OBBRSS BVH keeps ~2F nodes of ~260 bytes (OBB + RSS + indices)
-# and copies of the vertices and triangles; a Convex keeps its vertices, faces and normals.
-_BVH_BYTES_PER_TRIANGLE = 2 * 260 + 12 + 8
-_CONVEX_BYTES_PER_FACE = 16 + 24 + 8
-_BYTES_PER_VERTEX = 24
 
 # Contacts requested when a mesh pair's penetration depth is needed (its deepest triangle).
 _MAX_MESH_CONTACTS = 10_000
@@ -190,9 +172,10 @@ def _replace_by_closed_form(A: Shape, B: Shape) -> bool:
     Every pair with a half-space (fcl crashes or is wrong there) and every pair of convex
     shapes (primitives and hulls: fcl's GJK/MPR are approximate); fcl keeps triangle meshes.
     """
-    if isinstance(A, HalfSpace) or isinstance(B, HalfSpace):
+    a, b = module_of(A), module_of(B)
+    if not a.BOUNDED or not b.BOUNDED:
         return True
-    return not isinstance(A, Mesh) and not isinstance(B, Mesh)
+    return bool(a.CONVEX and b.CONVEX)
 
 
 def check_broadphase(value: str, where: str) -> Broadphase:
@@ -227,30 +210,6 @@ def clear_geometry_cache() -> None:
     meshes.clear_mesh_cache()
 
 
-def _positive(value: float, what: str, *, allow_zero: bool = True) -> float:
-    # Zero sizes are legal URDF (urdfdom) and fcl handles the degenerate shapes (a point, a
-    # flat box); the shape constructors already refuse negative and non-finite sizes.
-    v = float(value)
-    if not math.isfinite(v) or v < 0.0 or (v == 0.0 and not allow_zero):
-        raise InvalidArgumentError(f'make_collision_geometry: {what} must be a finite '
-                                   f'{"non-negative" if allow_zero else "positive"} number, '
-                                   f'got {value!r}')
-    return v
-
-
-def _bvh(fcl: Any, vertices: FloatArray, faces: NDArray[np.integer]) -> Any:
-    model = fcl.BVHModel()
-    model.beginModel(len(faces), len(vertices))
-    model.addSubModel(vertices, faces)
-    model.endModel()
-    return model
-
-
-def _convex(fcl: Any, vertices: FloatArray, faces: NDArray[np.integer]) -> Any:
-    flat = np.column_stack([np.full(len(faces), 3), faces]).ravel().tolist()
-    return fcl.Convex(vertices, len(faces), flat)
-
-
 def make_collision_geometry(shape: Shape) -> Any:
     """The fcl geometry of a shape (mesh and convex geometries are shared per file and scale).
 
@@ -266,49 +225,18 @@ def make_collision_geometry(shape: Shape) -> Any:
         RobotDescriptionError: A mesh file is unresolved, missing or unreadable.
     """
     fcl = require_fcl()
-    if isinstance(shape, Box):
-        return fcl.Box(_positive(shape.x, 'Box.x'), _positive(shape.y, 'Box.y'),
-                       _positive(shape.z, 'Box.z'))
-    if isinstance(shape, Sphere):
-        return fcl.Sphere(_positive(shape.radius, 'Sphere.radius'))
-    if isinstance(shape, Ellipsoid):
-        return fcl.Ellipsoid(_positive(shape.a, 'Ellipsoid.a'), _positive(shape.b, 'Ellipsoid.b'),
-                             _positive(shape.c, 'Ellipsoid.c'))
-    if isinstance(shape, Cylinder):
-        return fcl.Cylinder(_positive(shape.radius, 'Cylinder.radius'),
-                            _positive(shape.length, 'Cylinder.length'))
-    if isinstance(shape, Capsule):
-        return fcl.Capsule(_positive(shape.radius, 'Capsule.radius'),
-                           _positive(shape.length, 'Capsule.length', allow_zero=True))
-    if isinstance(shape, Cone):
-        return fcl.Cone(_positive(shape.radius, 'Cone.radius'),
-                        _positive(shape.length, 'Cone.length'))
-    if isinstance(shape, HalfSpace):
-        return fcl.Halfspace(np.array([0.0, 0.0, 1.0]), 0.0)
-    if isinstance(shape, Mesh | Convex):
-        key = meshes.cache_key(shape)
-        tagged = ('fcl', type(shape).__name__, *key, meshes.file_identity(key[0]))
-        geometry = meshes.cached(tagged)
-        if geometry is None:
-            if isinstance(shape, Mesh):
-                v, f = meshes.load_mesh(*key)
-                geometry, nbytes = _bvh(fcl, v, f), _BVH_BYTES_PER_TRIANGLE * len(f)
-            else:
-                v, f = meshes.mesh_hull(*key)
-                geometry, nbytes = _convex(fcl, v, f), _CONVEX_BYTES_PER_FACE * len(f)
-            meshes.cache(tagged, geometry, nbytes + _BYTES_PER_VERTEX * len(v))
-        return geometry
-    raise InvalidArgumentError(f'make_collision_geometry: unsupported shape {shape!r}')
+    return module_of(shape, 'make_collision_geometry').fcl_geometry(fcl, shape)
 
 
 def _kind(shape: Shape) -> int:
-    if isinstance(shape, Sphere):
+    module = module_of(shape)
+    if module.BALL:
         return _SPHERE
-    if isinstance(shape, HalfSpace):
+    if not module.BOUNDED:
         return _HALFSPACE
-    if isinstance(shape, Mesh):
+    if not module.CONVEX:
         return _MESH
-    if isinstance(shape, Convex):
+    if module.MESH_FILE:
         return _CONVEX
     return _PRIMITIVE
 
@@ -396,15 +324,13 @@ class FclObjects:
         self._is_halfspace = self._kinds == _HALFSPACE
         self._vertices: list[FloatArray | None] = []
         self._faces: list[Int64Array | None] = []
+        self._radius: list[float] = []  # of the spheres (their contact points), else 0
         for shape in self._shapes:
-            if isinstance(shape, Mesh):
-                v, f = meshes.load_mesh(*meshes.cache_key(shape))
-            elif isinstance(shape, Convex):
-                v, f = meshes.mesh_hull(*meshes.cache_key(shape))
-            else:
-                v, f = None, None
+            module = module_of(shape)
+            v, f = module.read_triangles(shape) if module.MESH_FILE else (None, None)
             self._vertices.append(v)
             self._faces.append(f)
+            self._radius.append(module.swept_core(shape)[1] if module.BALL else 0.0)
         lo_hi = [local_aabb(s, v) for s, v in zip(self._shapes, self._vertices, strict=True)]
         self._lo_G = np.array([a for a, _ in lo_hi]).reshape(n, 3)
         self._hi_G = np.array([b for _, b in lo_hi]).reshape(n, 3)
@@ -425,7 +351,7 @@ class FclObjects:
         self._closed_form: dict[tuple[type, type], bool] = {}
         self._exact_cache: dict[tuple[int, int], _Exact | None] = {}  # at the current poses
         self._contact_requests: dict[int, Any] = {}
-        self._soups: dict[int, TriangleSoup] = {}
+        self._meshes: dict[int, TriangleMesh] = {}
         self._hit_request = fcl.CollisionRequest(num_max_contacts=1, enable_contact=False)
         self._distance_request = fcl.DistanceRequest(enable_nearest_points=True,
                                                      enable_signed_distance=False)
@@ -637,22 +563,14 @@ class FclObjects:
         i = self._check_index(index)
         old_v, faces = self._vertices[i], self._faces[i]
         shape = self._shapes[i]
-        if old_v is None or faces is None or not isinstance(shape, Mesh | Convex):
+        module = module_of(shape)
+        if old_v is None or faces is None or not module.MESH_FILE:
             raise InvalidArgumentError(f'FclObjects.update_mesh_vertices: geometry {index} is a '
                                        f'{type(shape).__name__}, not a mesh')
-        v = np.array(vertices, dtype=np.float64)
-        if isinstance(shape, Mesh) and v.shape != old_v.shape:
-            raise InvalidArgumentError(f'FclObjects.update_mesh_vertices: expected vertices of '
-                                       f'shape {old_v.shape}, got {v.shape}')
-        if v.ndim != 2 or v.shape[1] != 3 or not np.all(np.isfinite(v)):
-            raise InvalidArgumentError('FclObjects.update_mesh_vertices: vertices must be a '
-                                       'finite (V, 3) array')
         fcl = self._fcl
-        if isinstance(shape, Mesh):
-            geom = _bvh(fcl, v, faces)
-        else:
-            v, faces = meshes.convex_hull(v)
-            geom = _convex(fcl, v, faces)
+        geom, v, faces = module.fcl_with_vertices(fcl, np.array(vertices, dtype=np.float64),
+                                                  old_v, faces,
+                                                  'FclObjects.update_mesh_vertices')
         v.setflags(write=False)
         obj = fcl.CollisionObject(geom, fcl.Transform())
         obj.setRotation(self._X_WG[i, :3, :3])
@@ -664,7 +582,7 @@ class FclObjects:
             self._manager_stale = True
         self._geoms[i], self._objects[i] = geom, obj
         self._vertices[i], self._faces[i] = v, faces
-        self._soups.pop(i, None)
+        self._meshes.pop(i, None)
         self._lo_G[i], self._hi_G[i] = v.min(axis=0), v.max(axis=0)
         self._local_boxes()
         self._update_boxes()
@@ -953,14 +871,10 @@ class FclObjects:
             elif sphere_mesh:
                 p_a, p_b = pos - depth * nhat, pos
             elif kind_a == _SPHERE:  # fcl's pos is radius-weighted, the sphere point is exact
-                shape_a = self._shapes[a]
-                assert isinstance(shape_a, Sphere)
-                p_a = self._X_WG[a, :3, 3] - shape_a.radius * nhat
+                p_a = self._X_WG[a, :3, 3] - self._radius[a] * nhat
                 p_b = p_a + depth * nhat
             elif kind_b == _SPHERE:
-                shape_b = self._shapes[b]
-                assert isinstance(shape_b, Sphere)
-                p_b = self._X_WG[b, :3, 3] + shape_b.radius * nhat
+                p_b = self._X_WG[b, :3, 3] + self._radius[b] * nhat
                 p_a = p_b - depth * nhat
             else:
                 p_a, p_b = pos - 0.5 * depth * nhat, pos + 0.5 * depth * nhat
@@ -1176,28 +1090,34 @@ class FclObjects:
         c = max(contacts, key=lambda k: k.depth)
         return self._make_pair(a, b, c.p_WCa, c.p_WCb, -c.depth, c.nhat_BA_W)
 
-    def _soup(self, i: int) -> TriangleSoup:
-        soup = self._soups.get(i)
-        if soup is None:
+    def _mesh(self, i: int) -> TriangleMesh | None:
+        """Geometry ``i``'s triangles (kept with their soup), None for an analytic shape."""
+        mesh = self._meshes.get(i)
+        if mesh is None:
             v, f = self._vertices[i], self._faces[i]
-            assert v is not None and f is not None
-            soup = self._soups[i] = TriangleSoup.build(v, f)
-        return soup
+            if v is None or f is None:
+                return None
+            mesh = self._meshes[i] = TriangleMesh(v, f)
+        return mesh
+
+    def _soup(self, i: int) -> TriangleSoup:
+        mesh = self._mesh(i)
+        assert mesh is not None
+        return mesh.soup
 
     def _sphere_mesh_distance(self, a: int, b: int, d: float) -> SignedDistancePair:
         # fcl's sphere-triangle distance returns wrong nearest points: recompute them exactly.
         s, m = (a, b) if self._kinds[a] == _SPHERE else (b, a)
-        sphere = self._shapes[s]
-        assert isinstance(sphere, Sphere)
+        radius = self._radius[s]
         X_WM = self._X_WG[m]
         c_W = self._X_WG[s, :3, 3]
         c_M = X_WM[:3, :3].T @ (c_W - X_WM[:3, 3])
         dist, p_M, _ = closest_point_on_triangles(
-            c_M, self._soup(m), upper_bound=(d + sphere.radius) * (1.0 + 1e-9) + 1e-12)
+            c_M, self._soup(m), upper_bound=(d + radius) * (1.0 + 1e-9) + 1e-12)
         p_mesh = X_WM[:3, :3] @ p_M + X_WM[:3, 3]
         u = (c_W - p_mesh) / dist  # dist > radius > 0 here (penetration went to collide)
-        p_sphere = c_W - sphere.radius * u
-        distance = dist - sphere.radius
+        p_sphere = c_W - radius * u
+        distance = dist - radius
         if s == a:
             return self._make_pair(a, b, p_sphere, p_mesh, distance, u)
         return self._make_pair(a, b, p_mesh, p_sphere, distance, -u)
@@ -1262,16 +1182,15 @@ class FclObjects:
 
     def _sphere_exact(self, s: int, o: int, *, swap: bool) -> _Exact:
         """Sphere ``s`` against convex ``o``; ``swap``: the sphere is B."""
-        sphere = self._shapes[s]
-        assert isinstance(sphere, Sphere)
+        radius = self._radius[s]
         X_WO = self._X_WG[o]
         R, t = X_WO[:3, :3], X_WO[:3, 3]
         c_W = self._X_WG[s, :3, 3]
         sdf, p_ON, grad_O = self._point_distance_local(o, R.T @ (c_W - t))
         grad_W = R @ grad_O  # out of o, towards the sphere's centre
         p_o = R @ p_ON + t
-        p_s = c_W - sphere.radius * grad_W
-        distance = sdf - sphere.radius
+        p_s = c_W - radius * grad_W
+        distance = sdf - radius
         if swap:  # A = o, B = sphere: nhat out of the sphere into o
             return p_o, p_s, distance, -grad_W
         return p_s, p_o, distance, grad_W
@@ -1317,23 +1236,6 @@ class FclObjects:
     def _point_distance_local(self, i: int,
                               p_G: FloatArray) -> tuple[float, FloatArray, FloatArray]:
         shape = self._shapes[i]
-        v, f = self._vertices[i], self._faces[i]
-        if v is None or f is None:
-            return point_signed_distance_primitive(shape, p_G)
-        dist, p_GN, face = closest_point_on_triangles(p_G, self._soup(i))
-        if isinstance(shape, Convex):
-            normals, offsets = meshes.hull_planes(v, f)
-            s = normals @ p_G - offsets
-            k = int(np.argmax(s))
-            if s[k] <= 0.0:
-                return float(s[k]), p_G - s[k] * normals[k], normals[k]
-            inside = False
-        else:
-            inside = winding_number(p_G, v, f) > 0.5
-        diff = p_G - p_GN
-        if dist > 0.0:
-            grad = diff / dist if not inside else -diff / dist
-        else:
-            normals, _ = meshes.hull_planes(v, f[face:face + 1])
-            grad = normals[0]
-        return (-dist if inside else dist), p_GN, grad
+        out: tuple[float, FloatArray, FloatArray] = module_of(shape).point_signed_distance(
+            shape, p_G, self._mesh(i))
+        return out

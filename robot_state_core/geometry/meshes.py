@@ -46,7 +46,7 @@ import math
 import os
 from pathlib import Path
 import threading
-from typing import Any, cast
+from typing import Any, cast, Protocol
 import weakref
 
 import numpy as np
@@ -54,13 +54,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from robot_state_core._typing import FloatArray, Int64Array
 from robot_state_core.errors import InvalidArgumentError, RobotDescriptionError
-from robot_state_core.geometry.shapes import Convex, Mesh
 
 __all__ = [
     'MAX_MESH_PARTS',
     'MEMORY_SCHEME',
     'MESH_CACHE_BYTES',
     'MeshCacheInfo',
+    'MeshFileShape',
     'MeshPart',
     'cache',
     'cache_key',
@@ -75,9 +75,28 @@ __all__ = [
     'mesh_cache_info',
     'mesh_file',
     'mesh_hull',
-    'read_shape_mesh',
     'register_mesh_arrays',
 ]
+
+class MeshFileShape(Protocol):
+    """A shape made of a mesh file (``Mesh``, ``Convex``): what this module reads of it."""
+
+    @property
+    def uri(self) -> str:
+        """The filename as written in the description."""
+
+    @property
+    def scale(self) -> tuple[float, float, float]:
+        """Per-axis scale factors applied to the vertices."""
+
+    @property
+    def path(self) -> str | None:
+        """The resolved local file, or ``None``."""
+
+    @property
+    def problem(self) -> str | None:
+        """Why ``path`` is ``None``, when the loader found out."""
+
 
 MEMORY_SCHEME = 'mem://'
 '''Prefix of the paths of meshes held in memory (:func:`register_mesh_arrays`).'''
@@ -272,7 +291,7 @@ def _check_scale(scale: ArrayLike) -> tuple[float, float, float]:
     return float(s[0]), float(s[1]), float(s[2])
 
 
-def cache_key(shape: Mesh | Convex) -> tuple[str, tuple[float, float, float]]:
+def cache_key(shape: MeshFileShape) -> tuple[str, tuple[float, float, float]]:
     """The ``(real path, scale)`` key under which a mesh shape's data is cached and shared.
 
     Raises:
@@ -282,7 +301,7 @@ def cache_key(shape: Mesh | Convex) -> tuple[str, tuple[float, float, float]]:
     return _real_path(mesh_file(shape)), _check_scale(shape.scale)
 
 
-def mesh_file(shape: Mesh | Convex) -> str:
+def mesh_file(shape: MeshFileShape) -> str:
     """The local file of a mesh shape.
 
     Raises:
@@ -320,23 +339,6 @@ def load_mesh(path: str | os.PathLike[str],
     s = _check_scale(scale)
     real = _real_path(os.fspath(path))
     return _load_cached(real, s)
-
-
-def read_shape_mesh(shape: Mesh | Convex) -> tuple[FloatArray, Int64Array]:
-    """Read what the collision backend will use for ``shape`` now: its hull or its mesh.
-
-    Args:
-        shape: A mesh shape; a :class:`Convex` is read as the hull of its file.
-
-    Returns:
-        ``(vertices (V, 3) m, faces (F, 3))``, scaled and cached like :func:`load_mesh`.
-
-    Raises:
-        RobotStateCoreError: The mesh is unresolved, missing or unreadable, or its scale or hull
-            is unusable (the subclass of the underlying reader).
-    """
-    path, scale = cache_key(shape)
-    return mesh_hull(path, scale) if isinstance(shape, Convex) else load_mesh(path, scale)
 
 
 @dataclass(frozen=True, eq=False)
@@ -574,43 +576,6 @@ def _key_rgba(key: int) -> tuple[float, float, float, float] | None:
         return None
     r, g, b, a = ((key >> shift) & 0xFF for shift in (24, 16, 8, 0))
     return r / 255.0, g / 255.0, b / 255.0, a / 255.0
-
-
-def mesh_shape_from_arrays(vertices: ArrayLike, faces: ArrayLike,
-                           where: str = 'mesh_shape_from_arrays') -> Mesh:
-    """A collidable :class:`Mesh` for a triangle mesh given by arrays (``shape_msgs/Mesh``).
-
-    No file is written: the arrays are held in memory under a path named by their hash
-    (:func:`register_mesh_arrays`; identical arrays share one entry and one fcl ``BVHModel``,
-    built from the arrays). The triangles are welded as a mesh file's are; coordinates keep
-    their float64 values.
-
-    Args:
-        vertices: ``(V, 3)`` vertex positions [m] in the shape frame.
-        faces: ``(F, 3)`` vertex indices per triangle, ``F >= 1``.
-        where: Named in errors.
-
-    Returns:
-        ``Mesh(uri=<path>, path=<path>)`` with ``<path> = 'mem://<sha1 of the arrays>'``.
-
-    Raises:
-        InvalidArgumentError: Malformed or non-finite arrays, indices out of range.
-    """
-    v = np.ascontiguousarray(vertices, dtype=np.float64)
-    try:
-        f = np.ascontiguousarray(faces).astype(np.int64, casting='safe')
-    except TypeError as err:
-        raise InvalidArgumentError(f'{where}: faces must be integers') from err
-    if v.ndim != 2 or v.shape[1] != 3 or len(v) == 0 or not np.isfinite(v).all():
-        raise InvalidArgumentError(f'{where}: vertices must be a finite (V, 3) array, got '
-                                   f'shape {v.shape}')
-    if f.ndim != 2 or f.shape[1] != 3 or len(f) == 0:
-        raise InvalidArgumentError(f'{where}: faces must be an (F >= 1, 3) array, got shape '
-                                   f'{f.shape}')
-    if f.min() < 0 or f.max() >= len(v):
-        raise InvalidArgumentError(f'{where}: face indices must be in [0, {len(v)})')
-    path = register_mesh_arrays(v, f)
-    return Mesh(uri=path, path=path)
 
 
 def register_mesh_arrays(vertices: FloatArray, faces: Int64Array) -> str:

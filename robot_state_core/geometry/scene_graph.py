@@ -113,22 +113,10 @@ from robot_state_core.geometry.roles import (
     RoleProperties,
     SINGLE_ROLES,
 )
-from robot_state_core.geometry.shapes import (
-    Box,
-    Capsule,
-    Cone,
-    Convex,
-    Cylinder,
-    Ellipsoid,
-    HalfSpace,
-    Mesh,
-    Shape,
-    Sphere,
-)
+from robot_state_core.geometry.shapes import module_of, Shape, SHAPE_TYPES
 from robot_state_core.spatial.composition import compose_tree, poses_on_frames
 from robot_state_core.spatial.transforms import as_pose
 
-_SHAPE_TYPES = (Box, Sphere, Ellipsoid, Cylinder, Capsule, Cone, HalfSpace, Mesh, Convex)
 _PROPERTY_TYPES = (ProximityProperties, IllustrationProperties, PerceptionProperties)
 
 
@@ -205,9 +193,9 @@ class GeometryInstance:
 
     def __post_init__(self) -> None:
         self.X_FG = _as_pose(self.X_FG, 'GeometryInstance')
-        if not isinstance(self.shape, _SHAPE_TYPES):
+        if not isinstance(self.shape, SHAPE_TYPES):
             raise InvalidArgumentError(
-                f'GeometryInstance: shape must be one of {[t.__name__ for t in _SHAPE_TYPES]}, '
+                f'GeometryInstance: shape must be one of {[t.__name__ for t in SHAPE_TYPES]}, '
                 f'got {type(self.shape).__name__}')
         props = tuple(self.properties)
         roles = []
@@ -434,72 +422,6 @@ class _PoseLayout:
     geometry_frame_index: IntArray  # (G,) index into the world-first frame stack
     geometry_roles: NDArray[np.int64]  # (G,) role bits
     X_FG: FloatArray  # (G, 4, 4)
-
-
-def _load_mesh(shape: Mesh, where: str) -> tuple[FloatArray, IntArray]:
-    """Scaled vertices ``(V, 3)`` in G and faces ``(T, 3)`` of a mesh file (trimesh)."""
-    path = shape.path
-    if path is None:
-        uri = shape.uri
-        path = uri[len('file://'):] if uri.startswith('file://') else (
-            uri if '://' not in uri else None)
-    if path is None:
-        raise InvalidArgumentError(f'{where}: mesh {shape.uri!r} is not resolved to a local '
-                                   'file; resolve it or pass vertices_G')
-    try:
-        import trimesh
-    except ImportError as err:  # pragma: no cover - trimesh is a declared dependency
-        raise InvalidArgumentError(f'{where}: loading {path!r} needs trimesh; pass vertices_G '
-                                   'instead') from err
-    try:
-        mesh = trimesh.load(path, force='mesh')
-        vertices = np.asarray(mesh.vertices, dtype=np.float64).reshape(-1, 3)
-        faces = np.asarray(mesh.faces, dtype=np.intp).reshape(-1, 3)
-    except (OSError, ValueError, AttributeError) as err:
-        raise InvalidArgumentError(f'{where}: cannot read mesh {path!r}: {err}') from err
-    return vertices * np.asarray(shape.scale, dtype=np.float64), faces
-
-
-def _midpoint_on_sphere(points: list[tuple[float, float, float]],
-                        midpoint: dict[tuple[int, int], int], i: int, j: int) -> int:
-    """Index of the unit-sphere point above the midpoint of edge ``ij`` (added once)."""
-    key = (min(i, j), max(i, j))
-    if key not in midpoint:
-        x, y, z = (0.5 * (a + b) for a, b in zip(points[i], points[j], strict=True))
-        n = math.sqrt(x * x + y * y + z * z)
-        points.append((x / n, y / n, z / n))
-        midpoint[key] = len(points) - 1
-    return midpoint[key]
-
-
-def _sphere_surface_mesh(radius: float, resolution_hint: float) -> tuple[FloatArray, IntArray]:
-    """Drake's deformable sphere mesh (``MakeSphereVolumeMesh``), its surface triangles.
-
-    An octahedron with its corners on the sphere, each triangle split into four (edge midpoints
-    pushed out to the sphere) ``L`` times, where ``L`` is the smallest level whose equator
-    chords are at most ``resolution_hint``: ``L = ceil(log2(pi / asin(e / 2r))) - 2`` with
-    ``e = min(hint, 2r)``, clamped to ``[0, 8]`` (Drake's cap). Level 0 is the octahedron.
-
-    Returns:
-        ``(V, 3)`` vertices [m] in the sphere's frame and ``(T, 3)`` outward triangles.
-    """
-    edge = min(resolution_hint, 2.0 * radius)
-    level = max(0, math.ceil(math.log2(math.pi / math.asin(edge / (2.0 * radius)))) - 2)
-    level = min(level, 8)
-    points: list[tuple[float, float, float]] = [
-        (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (-1.0, 0.0, 0.0), (0.0, -1.0, 0.0),
-        (0.0, 0.0, 1.0), (0.0, 0.0, -1.0)]
-    tris = [(0, 1, 4), (1, 2, 4), (2, 3, 4), (3, 0, 4),
-            (1, 0, 5), (2, 1, 5), (3, 2, 5), (0, 3, 5)]
-    for _ in range(level):
-        midpoint: dict[tuple[int, int], int] = {}
-        finer = []
-        for a, b, c in tris:
-            ab, bc, ca = (_midpoint_on_sphere(points, midpoint, i, j)
-                          for i, j in ((a, b), (b, c), (c, a)))
-            finer += [(a, ab, ca), (ab, b, bc), (ca, bc, c), (ab, bc, ca)]
-        tris = finer
-    return radius * np.array(points), np.array(tris, dtype=np.intp)
 
 
 # ---------------------------------------------------------------------------- the registry
@@ -828,16 +750,14 @@ class SceneGraph:
             raise GeometryRegistrationError(
                 f'{where}: resolution_hint must be a finite length > 0 m, got '
                 f'{resolution_hint!r} (G-16)')
-        if not isinstance(instance.shape, Mesh | Sphere):
+        make_mesh = getattr(module_of(instance.shape, where), 'deformable_mesh', None)
+        if make_mesh is None:  # the kinds with a Drake deformable mesh: Sphere and Mesh
             raise GeometryRegistrationError(
                 f"{where}: we don't yet generate deformable meshes for "
                 f'{type(instance.shape).__name__} (deformable geometry {instance.name!r} needs '
                 'a Sphere or a Mesh, as in Drake) (G-16)')
-        if vertices_G is None and isinstance(instance.shape, Sphere):
-            vertices, tris = _sphere_surface_mesh(float(instance.shape.radius), hint)
-        elif vertices_G is None:
-            assert isinstance(instance.shape, Mesh)
-            vertices, tris = _load_mesh(instance.shape, where)
+        if vertices_G is None:
+            vertices, tris = make_mesh(instance.shape, hint, where)
         else:
             vertices = np.array(vertices_G, dtype=np.float64)
             if vertices.ndim != 2 or vertices.shape[1] != 3 or len(vertices) == 0 \
@@ -888,7 +808,7 @@ class SceneGraph:
             if isinstance(p, PerceptionProperties):
                 self._accepting(p, where)  # validate before mutating anything
         X = _as_pose(X_FG, where)  # the instance is mutable: validate again
-        if not isinstance(instance.shape, _SHAPE_TYPES):
+        if not isinstance(instance.shape, SHAPE_TYPES):
             raise InvalidArgumentError(f'{where}: not a shape: {type(instance.shape).__name__}')
         geometry = GeometryRecord(instance.id, name, source.id, frame.id, instance.shape, X,
                              None if parent is None else parent.id, deformable=deformable)
@@ -990,7 +910,7 @@ class SceneGraph:
             raise GeometryRegistrationError(
                 f'{where}: {self._describe(geometry_id)} is deformable; its shape cannot be '
                 'changed (G-18 d)')
-        if not isinstance(shape, _SHAPE_TYPES):
+        if not isinstance(shape, SHAPE_TYPES):
             raise InvalidArgumentError(f'{where}: not a shape: {type(shape).__name__}')
         new_pose = None if X_FG is None else _as_pose(X_FG, where)
         geometry.shape = shape

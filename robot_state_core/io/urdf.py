@@ -76,7 +76,15 @@ from robot_state_core.description.joints import (
 from robot_state_core.description.links import Collision, Inertial, Link, Material, Visual
 from robot_state_core.description.scene_graph import SceneGraph
 from robot_state_core.errors import InvalidArgumentError, RobotDescriptionError, UrdfLoadError
-from robot_state_core.geometry.shapes import Box, Capsule, Cylinder, Mesh, Shape, Sphere
+from robot_state_core.geometry.shapes import (
+    Box,
+    Capsule,
+    Cylinder,
+    Mesh,
+    module_of,
+    Shape,
+    Sphere,
+)
 from robot_state_core.io.load_report import LoadMessage, log_load_messages, texts
 from robot_state_core.io.resources import ResourceResolver
 from robot_state_core.io.safe_xml import parse_xml
@@ -1260,17 +1268,13 @@ def _origin_element(parent: Any, X: FloatArray) -> None:
 
 def _geometry_element(parent: Any, shape: Shape) -> None:
     g = etree.SubElement(parent, 'geometry')
-    if isinstance(shape, Box):
-        etree.SubElement(g, 'box', size=_fmt((shape.x, shape.y, shape.z)))
-    elif isinstance(shape, Sphere):
-        etree.SubElement(g, 'sphere', radius=repr(float(shape.radius)))
-    elif isinstance(shape, Cylinder | Capsule):
-        etree.SubElement(g, 'cylinder' if isinstance(shape, Cylinder) else 'capsule',
-                         radius=repr(float(shape.radius)), length=repr(float(shape.length)))
-    elif isinstance(shape, Mesh):
-        etree.SubElement(g, 'mesh', filename=shape.uri, scale=_fmt(shape.scale))
-    else:
+    module = module_of(shape, 'save_urdf')
+    if module.URDF_ELEMENT is None:
         raise ValueError(f'{type(shape).__name__} geometry has no URDF spelling')
+    attributes = module.urdf_attributes(shape)  # the kind's element, as the loader reads it
+    etree.SubElement(g, module.URDF_ELEMENT, {
+        name: value if isinstance(value, str) else _fmt(value)
+        for name, value in attributes.items()})
 
 
 def _material_element(parent: Any, material: Material, inline: bool) -> None:

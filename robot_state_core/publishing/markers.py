@@ -17,16 +17,7 @@ import enum
 import numpy as np
 
 from robot_state_core.errors import InvalidArgumentError
-from robot_state_core.geometry.shapes import (
-    Box,
-    Capsule,
-    Convex,
-    Cylinder,
-    Ellipsoid,
-    Mesh,
-    Shape,
-    Sphere,
-)
+from robot_state_core.geometry.shapes import module_of, Shape
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.spatial.transforms import FloatArray
 
@@ -80,27 +71,13 @@ def _translate_z(X: FloatArray, dz: float) -> FloatArray:
 def shape_markers(shape: Shape, X_FK: FloatArray) -> list[tuple[MarkerKind, tuple[float, float,
                                                                                   float],
                                                             FloatArray, str]]:
-    """``(kind, scale, pose, uri)`` of the marker(s) drawing one shape (capsule = 3 markers)."""
-    if isinstance(shape, Box):
-        return [(MarkerKind.CUBE, (shape.x, shape.y, shape.z), X_FK, '')]
-    if isinstance(shape, Sphere):
-        d = 2.0 * shape.radius
-        return [(MarkerKind.SPHERE, (d, d, d), X_FK, '')]
-    if isinstance(shape, Ellipsoid):  # RViz draws a SPHERE scaled per axis as an ellipsoid
-        return [(MarkerKind.SPHERE, (2.0 * shape.a, 2.0 * shape.b, 2.0 * shape.c), X_FK, '')]
-    if isinstance(shape, Cylinder):
-        d = 2.0 * shape.radius
-        return [(MarkerKind.CYLINDER, (d, d, shape.length), X_FK, '')]
-    if isinstance(shape, Capsule):
-        d = 2.0 * shape.radius
-        half = 0.5 * shape.length
-        return [(MarkerKind.CYLINDER, (d, d, shape.length), X_FK, ''),
-                (MarkerKind.SPHERE, (d, d, d), _translate_z(X_FK, half), ''),
-                (MarkerKind.SPHERE, (d, d, d), _translate_z(X_FK, -half), '')]
-    if isinstance(shape, Mesh | Convex):
-        sx, sy, sz = (float(s) for s in shape.scale)
-        return [(MarkerKind.MESH_RESOURCE, (sx, sy, sz), X_FK, shape.uri)]
-    return []  # HalfSpace/Cone: no RViz primitive (not produced by URDF loading)
+    """``(kind, scale, pose, uri)`` of the marker(s) drawing one shape (capsule = 3 markers).
+
+    The kind's module gives the RViz marker types, full sizes and offsets along z (its
+    ``rviz_markers``); a half-space or a cone has none (RViz has no such primitive).
+    """
+    return [(MarkerKind(kind), scale, X_FK if dz is None else _translate_z(X_FK, dz), uri)
+            for kind, scale, dz, uri in module_of(shape, 'shape_markers').rviz_markers(shape)]
 
 
 def robot_markers(model: RobotModel, geometry: str = 'visual',

@@ -26,7 +26,7 @@ from trajectory_msgs.msg import JointTrajectoryPoint, MultiDOFJointTrajectoryPoi
 from robot_state_core import kinematics
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError, UnknownNameError
-from robot_state_core.geometry.shapes import Box, Cone, Cylinder, Shape, Sphere
+from robot_state_core.geometry.shapes import Shape, SHAPE_MODULES
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.ros.log_limits import clip, RESPONSE_MESSAGE_LIMIT
 from robot_state_core.scene.constraints import (
@@ -317,6 +317,11 @@ def robot_trajectory_msg(model: RobotModel, group: str, path: FloatArray, times:
 # ------------------------------------------------------------------------------ shapes
 
 
+_SOLID_PRIMITIVES = {m.SOLID_PRIMITIVE: m for m in SHAPE_MODULES.values()
+                     if m.SOLID_PRIMITIVE is not None}
+'''The shape module of each ``SolidPrimitive`` type (BOX, SPHERE, CYLINDER, CONE).'''
+
+
 def shape_from_primitive(prim: SolidPrimitive) -> Shape:
     """``shape_msgs/SolidPrimitive`` → a core shape (full sizes; cylinder/cone along z).
 
@@ -324,21 +329,15 @@ def shape_from_primitive(prim: SolidPrimitive) -> Shape:
         InvalidArgumentError: Unsupported type or wrong/invalid dimensions.
     """
     d = list(prim.dimensions)
-    kinds = {SolidPrimitive.BOX: 3, SolidPrimitive.SPHERE: 1, SolidPrimitive.CYLINDER: 2,
-             SolidPrimitive.CONE: 2}
-    if prim.type not in kinds:
+    module = _SOLID_PRIMITIVES.get(prim.type)
+    if module is None:
         raise InvalidArgumentError(f'unsupported SolidPrimitive type {prim.type}')
-    if len(d) < kinds[prim.type] or not all(np.isfinite(d)) or min(d[:kinds[prim.type]]) <= 0:
+    size = module.SOLID_PRIMITIVE_SIZE
+    if len(d) < size or not all(np.isfinite(d)) or min(d[:size]) <= 0:
         raise InvalidArgumentError(f'invalid SolidPrimitive dimensions {d} for type '
                                    f'{prim.type}')
-    if prim.type == SolidPrimitive.BOX:
-        return Box(d[0], d[1], d[2])
-    if prim.type == SolidPrimitive.SPHERE:
-        return Sphere(d[0])
-    if prim.type == SolidPrimitive.CYLINDER:
-        return Cylinder(radius=d[SolidPrimitive.CYLINDER_RADIUS],
-                        length=d[SolidPrimitive.CYLINDER_HEIGHT])
-    return Cone(radius=d[SolidPrimitive.CONE_RADIUS], length=d[SolidPrimitive.CONE_HEIGHT])
+    shape: Shape = module.from_solid_primitive(d)
+    return shape
 
 
 # ------------------------------------------------------------------------------ constraints

@@ -51,8 +51,8 @@ from std_msgs.msg import ColorRGBA, Header
 
 from robot_state_core.description.acm import AllowedCollisionMatrix, AllowedCollisionType
 from robot_state_core.errors import InvalidArgumentError, UnknownNameError
-from robot_state_core.geometry import meshes
-from robot_state_core.geometry.shapes import Box, Cone, Cylinder, Mesh, Shape, Sphere
+from robot_state_core.geometry.shapes import Mesh, module_of, Shape
+from robot_state_core.geometry.shapes.mesh import from_arrays as mesh_from_arrays
 from robot_state_core.ros.moveit_conversions import (
     apply_robot_state_msg,
     FrameError,
@@ -138,7 +138,7 @@ def _mesh_shape(msg: MeshMsg, where: str) -> Mesh:
     vertices = np.array([[v.x, v.y, v.z] for v in msg.vertices], dtype=np.float64).reshape(-1, 3)
     faces = np.array([list(t.vertex_indices) for t in msg.triangles],
                      dtype=np.int64).reshape(-1, 3)
-    return meshes.mesh_shape_from_arrays(vertices, faces, where)
+    return mesh_from_arrays(vertices, faces, where)
 
 
 def _object_shapes(msg: CollisionObject, where: str) -> tuple[list[Shape], list[Pose | None]]:
@@ -408,18 +408,17 @@ def acm_from_msg(msg: AcmMsg) -> AllowedCollisionMatrix:
 
 
 def _shape_msg(shape: Shape) -> SolidPrimitive | MeshMsg | None:
-    if isinstance(shape, Box):
-        return SolidPrimitive(type=SolidPrimitive.BOX, dimensions=[shape.x, shape.y, shape.z])
-    if isinstance(shape, Sphere):
-        return SolidPrimitive(type=SolidPrimitive.SPHERE, dimensions=[shape.radius])
-    if isinstance(shape, Cylinder | Cone):
-        kind = SolidPrimitive.CYLINDER if isinstance(shape, Cylinder) else SolidPrimitive.CONE
-        dims = [0.0, 0.0]
-        dims[SolidPrimitive.CYLINDER_HEIGHT] = shape.length
-        dims[SolidPrimitive.CYLINDER_RADIUS] = shape.radius
-        return SolidPrimitive(type=kind, dimensions=dims)
-    if isinstance(shape, Mesh):
-        vertices, faces = meshes.read_shape_mesh(shape)
+    """The message of a shape: a ``SolidPrimitive`` or a ``Mesh`` (MoveIt's two kinds).
+
+    The primitive's type number and dimension order come from the shape's module
+    (``SOLID_PRIMITIVE``, ``solid_primitive_dimensions``); a MoveIt mesh is its triangles.
+    """
+    module = module_of(shape, 'collision_object_to_msg')
+    if module.SOLID_PRIMITIVE is not None:
+        return SolidPrimitive(type=module.SOLID_PRIMITIVE,
+                              dimensions=module.solid_primitive_dimensions(shape))
+    if module.MOVEIT_SHAPE is not None and module.MESH_FILE:
+        vertices, faces = module.read_triangles(shape)
         msg = MeshMsg()
         msg.vertices = [Point(x=float(x), y=float(y), z=float(z)) for x, y, z in vertices]
         msg.triangles = [MeshTriangle(vertex_indices=[int(i) for i in f]) for f in faces]

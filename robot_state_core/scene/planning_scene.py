@@ -98,7 +98,7 @@ import logging
 import math
 import threading
 from types import MappingProxyType
-from typing import Any, Concatenate, get_args, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -113,7 +113,6 @@ from robot_state_core.errors import (
     RobotStateCoreError,
     UnknownNameError,
 )
-from robot_state_core.geometry import meshes
 from robot_state_core.geometry.fcl_backend import (
     Broadphase,
     check_broadphase,
@@ -129,7 +128,8 @@ from robot_state_core.geometry.query import (
 from robot_state_core.geometry.query_object import candidate_index_pairs, QueryObject
 from robot_state_core.geometry.roles import ProximityProperties
 from robot_state_core.geometry.scene_graph import GeometryFrame, GeometryInstance, SceneGraph
-from robot_state_core.geometry.shapes import Convex, HalfSpace, Mesh, Shape
+from robot_state_core.geometry.shapes import Mesh, module_of, Shape, SHAPE_TYPES
+from robot_state_core.geometry.shapes.mesh import from_arrays as mesh_from_arrays
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.scene.constraints import (
     ConstraintEvalResult,
@@ -207,9 +207,6 @@ class BodyType(enum.IntEnum):
     ROBOT_ATTACHED = 2
 
 
-_SHAPE_TYPES: tuple[type, ...] = get_args(Shape)
-
-
 def _pose(value: ArrayLike, where: str) -> FloatArray:
     X = as_pose(value, where)
     X.setflags(write=False)
@@ -244,13 +241,15 @@ def _check_meshes(shapes: Iterable[Shape], where: str) -> None:
             is unusable.
     """
     for k, shape in enumerate(shapes):
-        if not isinstance(shape, Mesh | Convex):
+        module = module_of(shape, where)
+        if not module.MESH_FILE:
             continue
         try:
-            meshes.read_shape_mesh(shape)
+            module.read_triangles(shape)
         except RobotStateCoreError as err:
             raise InvalidArgumentError(f'{where}: shape {k} ({type(shape).__name__} '
-                                       f'{shape.uri!r}) is not usable: {err}') from err
+                                       f'{getattr(shape, "uri", "")!r}) is not usable: '
+                                       f'{err}') from err
 
 
 def _stack(poses: Sequence[FloatArray]) -> FloatArray:
@@ -316,7 +315,7 @@ class WorldObject:
             except (TypeError, ValueError) as err:
                 raise InvalidArgumentError(f'{where}: shapes must be (shape, X_OS) pairs, got '
                                            f'{item!r}') from err
-            if not isinstance(shape, _SHAPE_TYPES):
+            if not isinstance(shape, SHAPE_TYPES):
                 raise InvalidArgumentError(f'{where}: shape {k} is not a shape: {shape!r}')
             shapes.append((shape, _pose(X_OS, f'{where}: pose of shape {k}')))
         object.__setattr__(self, 'shapes', tuple(shapes))
@@ -1604,9 +1603,9 @@ class PlanningScene:
     def mesh_shape(self, vertices: ArrayLike, faces: ArrayLike) -> Mesh:
         """A collidable shape for a triangle mesh given by arrays (``shape_msgs/Mesh``).
 
-        :func:`~robot_state_core.geometry.meshes.mesh_shape_from_arrays`.
+        :func:`~robot_state_core.geometry.shapes.mesh.from_arrays`.
         """
-        return meshes.mesh_shape_from_arrays(vertices, faces, 'PlanningScene.mesh_shape')
+        return mesh_from_arrays(vertices, faces, 'PlanningScene.mesh_shape')
 
     # ------------------------------------------------------------------ the registry
 
@@ -1833,7 +1832,7 @@ class PlanningScene:
                                           layout.ref_link[i[rob_att]]]
         excluded |= (bt_i == attached) & (bt_j == attached) & \
             (layout.ref_link[i] == layout.ref_link[j])  # bodies on one link (MoveIt)
-        halfspace = np.array([isinstance(s, HalfSpace) for s in layout.shapes], dtype=bool)
+        halfspace = np.array([not module_of(s).BOUNDED for s in layout.shapes], dtype=bool)
         excluded |= halfspace[i] & halfspace[j]
         return excluded
 

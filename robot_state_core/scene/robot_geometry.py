@@ -21,7 +21,8 @@ reads no registry records: the proximity geometries are also kept as index array
 batched product ``X_WL[geometry_link] @ X_LG``.
 
 Padding and scale (MoveIt's link padding/scale; ``scale`` first, then ``padding`` [m]). The
-padded shape contains the original one and its surface lies about ``padding`` outside it:
+padded shape contains the original one and its surface lies about ``padding`` outside it (each
+kind's ``padded`` in its module of :mod:`robot_state_core.geometry.shapes`):
 
 =============  ===================================================================================
 shape          padded (``s`` = scale, ``p`` = padding)
@@ -69,7 +70,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 import logging
 import math
-from typing import Literal
+from types import ModuleType
+from typing import cast, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -92,18 +94,7 @@ from robot_state_core.geometry.scene_graph import (
     SceneGraph,
     SourceId,
 )
-from robot_state_core.geometry.shapes import (
-    Box,
-    Capsule,
-    Cone,
-    Convex,
-    Cylinder,
-    Ellipsoid,
-    HalfSpace,
-    Mesh,
-    Shape,
-    Sphere,
-)
+from robot_state_core.geometry.shapes import Convex, Mesh, module_of, Shape
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.spatial.composition import poses_on_frames
 
@@ -146,12 +137,6 @@ def _ro_bool(a: ArrayLike) -> BoolArray:
     return arr
 
 
-def _translation(p: ArrayLike) -> FloatArray:
-    X = np.eye(4)
-    X[:3, 3] = np.asarray(p, dtype=np.float64)
-    return X
-
-
 def _check_factor(value: float, what: str, *, positive: bool) -> float:
     v = float(value)
     if not math.isfinite(v) or (v <= 0.0 if positive else v < 0.0):
@@ -181,34 +166,11 @@ def padded_shape(shape: Shape, padding: float = 0.0,
     """
     p = _check_factor(padding, 'padding', positive=False)
     s = _check_factor(scale, 'scale', positive=True)
-    identity = np.eye(4)
+    module = module_of(shape, 'padded_shape')
     if p == 0.0 and s == 1.0:
-        return shape, identity
-    if isinstance(shape, Sphere):
-        return Sphere(shape.radius * s + p), identity
-    if isinstance(shape, Capsule):
-        return Capsule(shape.radius * s + p, shape.length * s), identity
-    if isinstance(shape, Ellipsoid):
-        return Ellipsoid(shape.a * s + p, shape.b * s + p, shape.c * s + p), identity
-    if isinstance(shape, Box):
-        return Box(shape.x * s + 2 * p, shape.y * s + 2 * p, shape.z * s + 2 * p), identity
-    if isinstance(shape, Cylinder):
-        return Cylinder(shape.radius * s + p, shape.length * s + 2 * p), identity
-    if isinstance(shape, Cone):
-        return Cone(shape.radius * s + p, shape.length * s + 2 * p), identity
-    if isinstance(shape, HalfSpace):
-        return shape, _translation((0.0, 0.0, p))
-    if isinstance(shape, Mesh | Convex):
-        vertices, _ = meshes.load_mesh(meshes.mesh_file(shape), shape.scale)
-        lo, hi = vertices.min(axis=0), vertices.max(axis=0)
-        centre, extent = 0.5 * (lo + hi), hi - lo
-        flat = extent <= 1e-12
-        f = np.where(flat, s, (s * extent + 2 * p) / np.where(flat, 1.0, extent))
-        new_scale = tuple(float(v) for v in f * np.asarray(shape.scale, dtype=np.float64))
-        new_shape: Shape = type(shape)(shape.uri, (new_scale[0], new_scale[1], new_scale[2]),
-                                       shape.path)
-        return new_shape, _translation((1.0 - f) * centre)
-    raise InvalidArgumentError(f'padded_shape: unsupported shape {shape!r}')
+        return shape, np.eye(4)
+    out: tuple[Shape, FloatArray] = module.padded(shape, p, s)  # the kind's own padding
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -290,25 +252,16 @@ class RobotGeometry:
             for i, element in enumerate(link.collisions):
                 name = f'{link.name}/{i}'
                 shape = element.geometry
-                if isinstance(shape, Mesh | Convex) and shape.path is None:
-                    _LOG.warning(f'RobotGeometry: collision mesh {shape.uri!r} of link '
-                                 f'{link.name!r} (element {name!r}) is not resolved to a file, '
-                                 'the element is skipped')
-                    skipped.append(name)
-                    continue
-                if mode == 'convex' and isinstance(shape, Mesh):
+                if mode == 'convex' and isinstance(shape, Mesh):  # the mesh mode's hull
                     shape = Convex(shape.uri, shape.scale, shape.path)
-                if isinstance(shape, Mesh | Convex):
-                    try:
-                        meshes.read_shape_mesh(shape)  # cached: the backend reuses it
-                    except RobotStateCoreError as err:
-                        reason = ' '.join(str(err).split())
-                        line = (f'RobotGeometry: collision mesh {shape.uri!r} of link '
-                                f'{link.name!r} (element {name!r}) cannot be loaded, the element '
-                                f'is skipped: {reason}')
-                        _LOG.warning(line)
+                module = module_of(shape, 'RobotGeometry')
+                if module.MESH_FILE:
+                    problem = self._mesh_problem(cast(meshes.MeshFileShape, shape), module,
+                                                 link.name, name)
+                    if problem is not None:
                         skipped.append(name)
-                        unreadable.append(line)
+                        if problem:
+                            unreadable.append(problem)
                         continue
                 new_shape, X_GGp = padded_shape(shape, pad, sc)
                 links.append(li)
@@ -330,6 +283,27 @@ class RobotGeometry:
         self.registration = self.register(SceneGraph())
 
     # ------------------------------------------------------------------ per-link options
+
+    @staticmethod
+    def _mesh_problem(shape: meshes.MeshFileShape, module: ModuleType, link: str,
+                      name: str) -> str | None:
+        """Why a collision mesh is skipped (logged): ``''`` unresolved, else the warning line.
+
+        ``None`` when its triangles are read (cached: the backend reuses them).
+        """
+        if shape.path is None:
+            _LOG.warning(f'RobotGeometry: collision mesh {shape.uri!r} of link {link!r} '
+                         f'(element {name!r}) is not resolved to a file, the element is skipped')
+            return ''
+        try:
+            module.read_triangles(shape)
+        except RobotStateCoreError as err:
+            reason = ' '.join(str(err).split())
+            line = (f'RobotGeometry: collision mesh {shape.uri!r} of link {link!r} (element '
+                    f'{name!r}) cannot be loaded, the element is skipped: {reason}')
+            _LOG.warning(line)
+            return line
+        return None
 
     def _per_link(self, value: float | Mapping[str, float], default: float, what: str, *,
                   positive: bool) -> tuple[float, ...]:

@@ -49,8 +49,7 @@ import numpy as np
 
 from robot_state_core._typing import FloatArray
 from robot_state_core.errors import RobotStateCoreError, SceneFileError
-from robot_state_core.geometry import meshes
-from robot_state_core.geometry.shapes import Box, Cone, Cylinder, Mesh, Shape, Sphere
+from robot_state_core.geometry.shapes import module_of, Shape, SHAPE_MODULES
 from robot_state_core.spatial.transforms import (
     check_quat_xyzw,
     pose_from_xyz_quat_xyzw,
@@ -58,6 +57,9 @@ from robot_state_core.spatial.transforms import (
 )
 
 __all__ = ['SceneText', 'SceneTextObject', 'format_scene_text', 'parse_scene_text']
+
+_SHAPES = {m.MOVEIT_SHAPE: m for m in SHAPE_MODULES.values() if m.MOVEIT_SHAPE is not None}
+'''The shape kinds of the format, by keyword (each module's ``MOVEIT_SHAPE``).'''
 
 
 @dataclass(frozen=True)
@@ -185,24 +187,22 @@ def _shape(reader: _Reader, object_id: str) -> Shape:
     line = reader.line
     kind = reader.token('a shape type')
     where = f'object {object_id!r}: {kind}'
-    if kind == 'sphere':
-        return Sphere(_positive(reader, f'{where} radius'))
-    if kind == 'box':
-        return Box(*(_positive(reader, f'{where} size') for _ in range(3)))
-    if kind in ('cylinder', 'cone'):
-        radius = _positive(reader, f'{where} radius')
-        length = _positive(reader, f'{where} length')
-        return Cylinder(radius, length) if kind == 'cylinder' else Cone(radius, length)
-    if kind == 'mesh':
+    module = _SHAPES.get(kind)
+    if module is not None and module.MESH_FILE:  # a mesh: its triangles
         n_vertices = reader.count(f'{where} vertex count')
         n_triangles = reader.count(f'{where} triangle count')
         vertices = [reader.number(f'{where} vertex') for _ in range(3 * n_vertices)]
         faces = [reader.count(f'{where} triangle index') for _ in range(3 * n_triangles)]
         try:
-            return meshes.mesh_shape_from_arrays(np.reshape(vertices, (-1, 3)),
-                                                 np.reshape(faces, (-1, 3)), where)
+            mesh: Shape = module.from_arrays(np.reshape(vertices, (-1, 3)),
+                                             np.reshape(faces, (-1, 3)), where)
         except RobotStateCoreError as err:
             raise SceneFileError(str(err), line=line) from err
+        return mesh
+    if module is not None:  # a primitive: its numbers, each > 0
+        primitive: Shape = module.from_scene_file(
+            [_positive(reader, f'{where} {name}') for name in module.SCENE_FILE_FIELDS])
+        return primitive
     if kind == 'plane':
         raise SceneFileError(f'{where}: plane shapes are not supported (docs/decisions.md)',
                              line=line)
@@ -268,21 +268,16 @@ def _pose_lines(X: FloatArray) -> Iterator[str]:
 
 
 def _shape_lines(shape: Shape, object_id: str) -> Iterator[str]:
-    if isinstance(shape, Sphere):
-        yield 'sphere'
-        yield _numbers([shape.radius])
-    elif isinstance(shape, Box):
-        yield 'box'
-        yield _numbers([shape.x, shape.y, shape.z])
-    elif isinstance(shape, Cylinder | Cone):
-        yield 'cylinder' if isinstance(shape, Cylinder) else 'cone'
-        yield _numbers([shape.radius, shape.length])
-    elif isinstance(shape, Mesh):
-        vertices, faces = meshes.read_shape_mesh(shape)
-        yield 'mesh'
+    module = module_of(shape, 'format_scene_text')
+    if module.MOVEIT_SHAPE is not None and module.MESH_FILE:  # a mesh: its triangles
+        vertices, faces = module.read_triangles(shape)
+        yield module.MOVEIT_SHAPE
         yield f'{len(vertices)} {len(faces)}'
         yield from (_numbers(v) for v in vertices)
         yield from (' '.join(str(int(i)) for i in f) for f in faces)
+    elif module.MOVEIT_SHAPE is not None:
+        yield module.MOVEIT_SHAPE
+        yield _numbers(module.scene_file_numbers(shape))
     else:
         raise SceneFileError(f'object {object_id!r}: a {type(shape).__name__} has no form in the '
                              'MoveIt scene format (sphere, box, cylinder, cone and mesh have)')

@@ -14,9 +14,10 @@ Frames (monogram notation, design study B5):
 
 The second half of the module computes exact axis-aligned bounding boxes of posed shapes
 (:class:`ShapeExtents`, :func:`shape_aabbs`, :func:`aabb_of_shapes`), used by
-``RobotState.compute_aabb`` (RS-152). Boxes, spheres, cylinders, capsules and cones are exact
-under any rotation; meshes use their transformed vertices (loaded with trimesh, cached per
-file); half-spaces are unbounded and skipped.
+``RobotState.compute_aabb`` (RS-152). Boxes, spheres, ellipsoids, cylinders, capsules and cones
+are exact under any rotation (each kind's ``posed_aabbs`` in its shape module); meshes use
+their transformed vertices (loaded with trimesh, cached per file; an unreadable one is skipped
+with a warning); half-spaces are unbounded and skipped.
 """
 
 from __future__ import annotations
@@ -26,26 +27,21 @@ from dataclasses import dataclass, field
 import functools
 import logging
 from types import MappingProxyType
-from typing import Any
+from typing import cast
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from robot_state_core._typing import as_finite_float, IntArray
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
 from robot_state_core.geometry import meshes
 from robot_state_core.geometry.shapes import (
-    Box,
-    Capsule,
-    Cone,
-    Convex,
-    Cylinder,
-    Ellipsoid,
-    HalfSpace,
-    Mesh,
+    kind_of,
+    module_of,
     Shape,
-    Sphere,
+    SHAPE_MODULES,
+    SHAPE_TYPES,
 )
 from robot_state_core.spatial.transforms import as_pose, FloatArray
 
@@ -62,9 +58,6 @@ __all__ = [
 ]
 
 _LOG = logging.getLogger(__name__)
-_SHAPE_TYPES = (Box, Sphere, Ellipsoid, Cylinder, Capsule, Cone, HalfSpace, Mesh, Convex)
-
-
 
 
 def _check_poses(value: ArrayLike, count: int | None, where: str) -> FloatArray:
@@ -81,8 +74,6 @@ def _check_poses(value: ArrayLike, count: int | None, where: str) -> FloatArray:
     for k, X in enumerate(a):  # rigid, translations within MAX_COORDINATE
         as_pose(X, where, f'transform {k}')
     return a
-
-
 
 
 @dataclass(frozen=True)
@@ -144,7 +135,7 @@ class AttachedBody:
         if not self.name:
             raise InvalidArgumentError('AttachedBody: the name must not be empty')
         shapes = tuple(self.shapes)
-        bad = [type(s).__name__ for s in shapes if not isinstance(s, _SHAPE_TYPES)]
+        bad = [type(s).__name__ for s in shapes if not isinstance(s, SHAPE_TYPES)]
         if bad:
             raise InvalidArgumentError(f'{where}: not shapes: {bad}')
         object.__setattr__(self, 'shapes', shapes)
@@ -247,7 +238,7 @@ def mesh_vertices(path: str) -> FloatArray:
     return vertices
 
 
-def _mesh_path(shape: Mesh | Convex) -> str | None:
+def _mesh_path(shape: meshes.MeshFileShape) -> str | None:
     if shape.path:
         return shape.path
     uri = shape.uri
@@ -262,33 +253,17 @@ class ShapeExtents:
 
     Attributes:
         count: Number of shapes ``N`` (poses passed to :func:`shape_aabbs` are ``(N, 4, 4)``).
-        box_index: Shapes that are boxes; ``box_half``: their ``(nb, 3)`` half extents.
-        sphere_index: Spheres; ``sphere_radius``: ``(ns,)``.
-        ellipsoid_index: Ellipsoids; ``ellipsoid_axes``: their ``(ne, 3)`` semi-axes.
-        segment_index: Cylinders and capsules (a disc or ball swept along z);
-            ``segment_half_length`` ``(nc,)``, ``segment_radius`` ``(nc,)``, ``segment_ball``
-            ``(nc,)`` True for capsules (ball radius) and False for cylinders (disc radius).
-        cone_index: Cones (base disc at ``z = -length/2``, apex at ``+length/2``);
-            ``cone_half_length``, ``cone_radius``.
+        groups: One ``(kind, indices, table)`` per analytic shape kind present: the shape
+            class, the ``(n,)`` indices of its shapes and their parameters (``aabb_table`` of
+            the kind's module in :mod:`robot_state_core.geometry.shapes`, for its
+            ``posed_aabbs``).
         mesh_index: Meshes and convex hulls whose file could be read; ``mesh_points``: their
             scaled vertices in the shape frame, one ``(V, 3)`` array each.
         unbounded_index: Shapes that have no bounding box (half-spaces, unreadable meshes).
     """
 
     count: int
-    box_index: IntArray
-    box_half: FloatArray
-    sphere_index: IntArray
-    sphere_radius: FloatArray
-    ellipsoid_index: IntArray
-    ellipsoid_axes: FloatArray
-    segment_index: IntArray
-    segment_half_length: FloatArray
-    segment_radius: FloatArray
-    segment_ball: NDArray[np.bool_]
-    cone_index: IntArray
-    cone_half_length: FloatArray
-    cone_radius: FloatArray
+    groups: tuple[tuple[type, IntArray, FloatArray], ...]
     mesh_index: IntArray
     mesh_points: tuple[FloatArray, ...]
     unbounded_index: IntArray
@@ -296,51 +271,34 @@ class ShapeExtents:
     @classmethod
     def from_shapes(cls, shapes: Sequence[Shape]) -> ShapeExtents:
         """Classify ``shapes`` once (a loop over shapes, not over configurations)."""
-        kinds: dict[str, list[int]] = {k: [] for k in
-                                       ('box', 'sphere', 'ellipsoid', 'segment', 'cone',
-                                        'mesh', 'none')}
-        params: dict[str, list[Any]] = {k: [] for k in kinds}
+        kinds: dict[type, list[int]] = {}
+        mesh_index: list[int] = []
+        mesh_points: list[FloatArray] = []
+        unbounded: list[int] = []
         for i, s in enumerate(shapes):
-            if isinstance(s, Box):
-                kinds['box'].append(i)
-                params['box'].append((0.5 * s.x, 0.5 * s.y, 0.5 * s.z))
-            elif isinstance(s, Sphere):
-                kinds['sphere'].append(i)
-                params['sphere'].append(s.radius)
-            elif isinstance(s, Ellipsoid):
-                kinds['ellipsoid'].append(i)
-                params['ellipsoid'].append((s.a, s.b, s.c))
-            elif isinstance(s, Cylinder | Capsule):
-                kinds['segment'].append(i)
-                params['segment'].append((0.5 * s.length, s.radius, isinstance(s, Capsule)))
-            elif isinstance(s, Cone):
-                kinds['cone'].append(i)
-                params['cone'].append((0.5 * s.length, s.radius))
-            elif isinstance(s, Mesh | Convex) and (points := _scaled_points(s)) is not None:
-                kinds['mesh'].append(i)
-                params['mesh'].append(points)
+            module = module_of(s, 'ShapeExtents')
+            if not module.BOUNDED:
+                unbounded.append(i)
+            elif module.MESH_FILE:
+                points = _scaled_points(cast(meshes.MeshFileShape, s))
+                if points is None:
+                    unbounded.append(i)
+                else:
+                    mesh_index.append(i)
+                    mesh_points.append(points)
             else:
-                kinds['none'].append(i)
-        seg = np.array(params['segment'], dtype=np.float64).reshape(-1, 3)
-        cone = np.array(params['cone'], dtype=np.float64).reshape(-1, 2)
-        return cls(
-            count=len(shapes),
-            box_index=_ro(kinds['box'], np.intp),
-            box_half=_ro(np.array(params['box'], dtype=np.float64).reshape(-1, 3)),
-            sphere_index=_ro(kinds['sphere'], np.intp),
-            sphere_radius=_ro(params['sphere']),
-            ellipsoid_index=_ro(kinds['ellipsoid'], np.intp),
-            ellipsoid_axes=_ro(np.array(params['ellipsoid'], dtype=np.float64).reshape(-1, 3)),
-            segment_index=_ro(kinds['segment'], np.intp),
-            segment_half_length=_ro(seg[:, 0]), segment_radius=_ro(seg[:, 1]),
-            segment_ball=_ro(seg[:, 2] > 0.5, np.bool_),
-            cone_index=_ro(kinds['cone'], np.intp),
-            cone_half_length=_ro(cone[:, 0]), cone_radius=_ro(cone[:, 1]),
-            mesh_index=_ro(kinds['mesh'], np.intp), mesh_points=tuple(params['mesh']),
-            unbounded_index=_ro(kinds['none'], np.intp))
+                kinds.setdefault(kind_of(s), []).append(i)
+        groups = []
+        for kind, index in kinds.items():
+            table: FloatArray = SHAPE_MODULES[kind].aabb_table([shapes[i] for i in index])
+            table.setflags(write=False)
+            groups.append((kind, _ro(index, np.intp), table))
+        return cls(count=len(shapes), groups=tuple(groups),
+                   mesh_index=_ro(mesh_index, np.intp), mesh_points=tuple(mesh_points),
+                   unbounded_index=_ro(unbounded, np.intp))
 
 
-def _scaled_points(shape: Mesh | Convex) -> FloatArray | None:
+def _scaled_points(shape: meshes.MeshFileShape) -> FloatArray | None:
     path = _mesh_path(shape)
     if path is None:
         _LOG.warning(f'bounding box: mesh {shape.uri!r} is not resolved to a file; skipped')
@@ -372,32 +330,8 @@ def shape_aabbs(extents: ShapeExtents, X_WS: ArrayLike) -> tuple[FloatArray, Flo
     lower = np.full((extents.count, 3), np.inf)
     upper = np.full((extents.count, 3), -np.inf)
     R, p = X[:, :3, :3], X[:, :3, 3]
-    # Box: the half extent along world axis i is sum_j |R_ij| h_j.
-    b = extents.box_index
-    half = np.einsum('nij,nj->ni', np.abs(R[b]), extents.box_half)
-    lower[b], upper[b] = p[b] - half, p[b] + half
-    s = extents.sphere_index
-    r = extents.sphere_radius[:, None]
-    lower[s], upper[s] = p[s] - r, p[s] + r
-    # Ellipsoid R diag(a) B: the half extent along axis i is |row i of R diag(a)|.
-    e = extents.ellipsoid_index
-    half = np.sqrt(np.einsum('nij,nj->ni', R[e] ** 2, extents.ellipsoid_axes ** 2))
-    lower[e], upper[e] = p[e] - half, p[e] + half
-    # Disc of radius r with normal z_W: half extent along axis i is r * sqrt(1 - z_i^2).
-    c = extents.segment_index
-    z = R[c, :, 2]
-    disc = np.sqrt(np.clip(1.0 - z * z, 0.0, None))
-    radial = np.where(extents.segment_ball[:, None], 1.0, disc) * extents.segment_radius[:, None]
-    half = np.abs(z) * extents.segment_half_length[:, None] + radial
-    lower[c], upper[c] = p[c] - half, p[c] + half
-    # Cone: the hull of its base disc and its apex.
-    k = extents.cone_index
-    z = R[k, :, 2]
-    h = extents.cone_half_length[:, None]
-    base, apex = p[k] - h * z, p[k] + h * z
-    disc = np.sqrt(np.clip(1.0 - z * z, 0.0, None)) * extents.cone_radius[:, None]
-    lower[k] = np.minimum(base - disc, apex)
-    upper[k] = np.maximum(base + disc, apex)
+    for kind, index, table in extents.groups:  # each kind's exact box (its module)
+        lower[index], upper[index] = SHAPE_MODULES[kind].posed_aabbs(table, R[index], p[index])
     for i, points in zip(extents.mesh_index, extents.mesh_points, strict=True):
         world = points @ R[i].T + p[i]  # one product per mesh file, not per vertex
         if world.size:

@@ -35,17 +35,7 @@ from robot_state_core._typing import FloatArray, Int64Array
 from robot_state_core.description.links import Collision, Link, Visual
 from robot_state_core.errors import RobotStateCoreError
 from robot_state_core.geometry import meshes
-from robot_state_core.geometry.shapes import (
-    Box,
-    Capsule,
-    Cone,
-    Convex,
-    Cylinder,
-    HalfSpace,
-    Mesh,
-    Shape,
-    Sphere,
-)
+from robot_state_core.geometry.shapes import halfspace, Mesh, module_of, Shape
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.scene.robot_geometry import DEFAULT_DIFFUSE
 
@@ -60,7 +50,7 @@ PLACEHOLDER_COLOR: Rgba = (1.0, 0.6, 0.0, 0.6)
 '''Colour of the box drawn in place of a visual mesh that cannot be read (translucent orange).'''
 PLACEHOLDER_SIZE = 0.05
 '''Edge [m] of the placeholder cube when the link has no readable collision geometry.'''
-HALF_SPACE_SIZE = 4.0
+HALF_SPACE_SIZE = halfspace.DRAWN_SIZE
 '''Edge [m] of the square drawn for a half-space (its boundary plane z = 0).'''
 
 
@@ -101,6 +91,9 @@ def _trimesh_arrays(mesh: trimesh.Trimesh) -> tuple[FloatArray, Int64Array]:
 def shape_triangles(shape: Shape) -> tuple[FloatArray, Int64Array]:
     """Triangles of a shape in its own frame (shape conventions of :mod:`geometry.shapes`).
 
+    Each kind's ``triangles`` in its shape module: trimesh's primitives, a mesh's file, a
+    convex hull's hull.
+
     Args:
         shape: Any shape; meshes must be resolved to a file.
 
@@ -111,32 +104,10 @@ def shape_triangles(shape: Shape) -> tuple[FloatArray, Int64Array]:
     Raises:
         RobotDescriptionError: A mesh file is unresolved, missing, unreadable or empty.
         InvalidArgumentError: Invalid mesh scale, or a flat mesh asked for as a convex hull.
+        InvalidTypeError: Not a shape (also a TypeError).
     """
-    if isinstance(shape, Box):
-        return _trimesh_arrays(trimesh.creation.box(extents=(shape.x, shape.y, shape.z)))
-    if isinstance(shape, Sphere):
-        return _trimesh_arrays(trimesh.creation.icosphere(subdivisions=3, radius=shape.radius))
-    if isinstance(shape, Cylinder):
-        return _trimesh_arrays(trimesh.creation.cylinder(radius=shape.radius,
-                                                         height=shape.length, sections=32))
-    if isinstance(shape, Capsule):  # trimesh: height = distance between the cap centres
-        return _trimesh_arrays(trimesh.creation.capsule(height=shape.length,
-                                                        radius=shape.radius, count=(32, 32)))
-    if isinstance(shape, Cone):  # trimesh: base at z = 0; ours is centred on the origin
-        v, f = _trimesh_arrays(trimesh.creation.cone(radius=shape.radius, height=shape.length,
-                                                     sections=32))
-        return v - np.array([0.0, 0.0, 0.5 * shape.length]), f
-    if isinstance(shape, HalfSpace):
-        h = 0.5 * HALF_SPACE_SIZE
-        v = np.array([[-h, -h, 0.0], [h, -h, 0.0], [h, h, 0.0], [-h, h, 0.0]])
-        return v, np.array([[0, 1, 2], [0, 2, 3]], dtype=np.int64)
-    if isinstance(shape, Convex):
-        hv, hf = meshes.mesh_hull(meshes.mesh_file(shape), shape.scale)
-        return np.asarray(hv), np.asarray(hf)
-    if isinstance(shape, Mesh):
-        mv, mf = meshes.load_mesh(meshes.mesh_file(shape), shape.scale)
-        return np.asarray(mv), np.asarray(mf)
-    raise TypeError(f'shape_triangles: not a shape: {shape!r}')
+    v, f = module_of(shape, 'shape_triangles').triangles(shape)
+    return np.asarray(v), np.asarray(f)
 
 
 def _collision_box(link: Link) -> tuple[FloatArray, FloatArray] | None:
@@ -147,7 +118,7 @@ def _collision_box(link: Link) -> tuple[FloatArray, FloatArray] | None:
             v, _ = shape_triangles(element.geometry)
         except RobotStateCoreError:
             continue
-        if isinstance(element.geometry, HalfSpace):
+        if not module_of(element.geometry).BOUNDED:  # a half-space's square is not its size
             continue
         corners.append(v @ element.origin[:3, :3].T + element.origin[:3, 3])
     if not corners:
