@@ -24,7 +24,6 @@ from shape_msgs.msg import SolidPrimitive
 from trajectory_msgs.msg import JointTrajectoryPoint, MultiDOFJointTrajectoryPoint
 
 from robot_state_core import kinematics
-from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError, UnknownNameError
 from robot_state_core.geometry.shapes import Shape, SHAPE_MODULES
 from robot_state_core.model.robot_model import RobotModel
@@ -201,8 +200,6 @@ class _StateMsgLayout:
     transforms: dict[int, tuple[bytes, list[float]]] = field(default_factory=dict)
 
 
-_ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
-_MULTI_DOF = (JointType.PLANAR, JointType.FLOATING, JointType.RPY_FLOATING)
 _STATE_MSG_LAYOUTS: weakref.WeakKeyDictionary[RobotModel, _StateMsgLayout] = \
     weakref.WeakKeyDictionary()
 
@@ -210,8 +207,9 @@ _STATE_MSG_LAYOUTS: weakref.WeakKeyDictionary[RobotModel, _StateMsgLayout] = \
 def _state_msg_layout(model: RobotModel) -> _StateMsgLayout:
     layout = _STATE_MSG_LAYOUTS.get(model)
     if layout is None:
-        one = [j for j, t in enumerate(model.joint_types) if t in _ONE_DOF]
-        multi = [j for j, t in enumerate(model.joint_types) if t in _MULTI_DOF]
+        nq = model.joint_nq.tolist()  # JointState: one variable; MultiDOFJointState: several
+        one = [j for j in range(model.joint_count) if nq[j] == 1]
+        multi = [j for j in range(model.joint_count) if nq[j] > 1]
         layout = _StateMsgLayout(
             tuple(model.joint_names[j] for j in one),
             np.array([model.joint_q_start[j] for j in one], dtype=np.intp),
@@ -288,8 +286,8 @@ def robot_trajectory_msg(model: RobotModel, group: str, path: FloatArray, times:
         ``msg``.
     """
     g = model.group(group)
-    single = [j for j in g.active_joint_indices.tolist() if model.joint_types[j] in _ONE_DOF]
-    multi = [j for j in g.active_joint_indices.tolist() if model.joint_types[j] in _MULTI_DOF]
+    single = [j for j in g.active_joint_indices.tolist() if model.joint_nq[j] == 1]
+    multi = [j for j in g.active_joint_indices.tolist() if model.joint_nq[j] > 1]
     q_cols = np.array([model.joint_q_start[j] for j in single], dtype=np.intp)
     v_cols = np.array([model.joint_v_start[j] for j in single], dtype=np.intp)
 
