@@ -398,7 +398,8 @@ def test_ground_grid_and_world_axes_with_their_toggles(
         _dom_click_checkbox(browser, 'World axes')
         _wait(lambda: not viewer._grid.visible and not viewer._world_axes.visible,
               'the checkboxes to turn grid and axes off')
-        assert _same(bare, _stable(browser))
+        # The page draws the change a little after the server has it: poll the picture.
+        _wait(lambda: _same(bare, _stable(browser)), 'the page to drop grid and axes')
     finally:
         viewer.set_show_grid(False)
         viewer.set_show_world_axes(False)
