@@ -883,7 +883,7 @@ def test_floating_step_quaternion_is_integrate() -> None:
 
 
 def test_rpy_floating_step_angles_is_integrate() -> None:
-    """``step_angles`` (IK's compiled step) turns roll-pitch-yaw by ``exp(w)`` in F.
+    """IK's compiled rpy step (angles → quaternion, ``step_quaternion``, angles) is ``exp(w)``.
 
     Oracle: Rodrigues' ``exp(w)`` times Drake's ``Rz(yaw) Ry(pitch) Rx(roll)``, both written
     here; pitch in [-π/2, π/2], roll and yaw in [-π, π].
@@ -893,7 +893,9 @@ def test_rpy_floating_step_angles_is_integrate() -> None:
         for _ in range(8):
             rpy = _rpy_sample(rng)[:3]
             w = rng.normal(size=3) * scale
-            out = rpy_floating.step_angles(*rpy.tolist(), *w.tolist())
+            turned = floating.step_quaternion(*rpy_floating.quaternion_of_angles(*rpy.tolist()),
+                                              *w.tolist())
+            out = rpy_floating.angles_of_quaternion(*turned)
             np.testing.assert_allclose(_rpy_matrix(*out), _rodrigues(w) @ _rpy_matrix(*rpy),
                                        rtol=0, atol=1e-11)
             assert abs(out[1]) <= math.pi / 2

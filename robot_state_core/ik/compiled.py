@@ -41,7 +41,8 @@ rotation_log_and_angle = jit(transforms.rotation_log_into)
 wrap_angle = jit(transforms.wrap_angle_scalar)
 # The floating joints' orientation steps, their joint type modules' (one source), compiled here.
 step_quaternion = inline(floating.step_quaternion)
-step_angles = inline(rpy_floating.step_angles)
+quaternion_of_angles = inline(rpy_floating.quaternion_of_angles)
+angles_of_quaternion = inline(rpy_floating.angles_of_quaternion)
 FLOATING = floating.KERNEL_KIND
 
 
@@ -117,7 +118,7 @@ def iterate(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: An
         multi_steps: ``(F, 3)`` per floating and rpy_floating joint its type's
             ``KERNEL_KIND``, the z index of its first variable and the column of its first
             velocity: the translation adds ``v_FM``, the orientation turns by ``exp(w_FM)``
-            (the joint types' ``step_quaternion`` and ``step_angles``).
+            (the floating joint's ``step_quaternion``; rpy angles go through quaternions).
         E: ``(R, T * width)`` out: errors ``[p_T - p_tip; log(R_T R_tipᵀ)]`` per tip [m, rad].
         J: ``(T * width, n)`` scratch: the stacked Jacobian of one row.
         A: ``(max(m, n), max(m, n))`` scratch: the damped normal matrix.
@@ -237,8 +238,9 @@ def iterate(Z: Any, base: Any, q_active: Any, mimic: Any, mimic_coefficients: An
                 Z_next[r, z0 + 6] = w
             else:  # rpy_floating: (roll, pitch, yaw, x, y, z)
                 t0 = z0 + 3
-                roll, pitch, yaw = step_angles(Z[r, z0], Z[r, z0 + 1], Z[r, z0 + 2], dv[c0],
-                                               dv[c0 + 1], dv[c0 + 2])
+                x, y, z, w = quaternion_of_angles(Z[r, z0], Z[r, z0 + 1], Z[r, z0 + 2])
+                x, y, z, w = step_quaternion(x, y, z, w, dv[c0], dv[c0 + 1], dv[c0 + 2])
+                roll, pitch, yaw = angles_of_quaternion(x, y, z, w)
                 Z_next[r, z0] = roll
                 Z_next[r, z0 + 1] = pitch
                 Z_next[r, z0 + 2] = yaw

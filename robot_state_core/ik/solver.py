@@ -38,9 +38,9 @@ Algorithm (one search = ``num_seeds`` configurations iterated as one array):
 3. A Levenberg-Marquardt step ``dv = Jᵀ (J Jᵀ + λ I)⁻¹ e`` (the ``n x n`` normal form when
    there are more rows than variables), ``λ = damping · |e|² + 1e-9``, each component clipped
    to ``max_step``, added to 1-DOF and planar variables (floating and rpy_floating joints add
-   ``v_FM`` to their translation and turn their orientation by ``exp(w_FM)``: their type
-   modules' ``step_quaternion`` and ``step_angles``), then clipped to the position bounds,
-   continuous angles wrapped to ``[-π, π]``.
+   ``v_FM`` to their translation and turn their orientation by ``exp(w_FM)``: the floating
+   type's ``step_quaternion``, through quaternions for rpy angles), then clipped to the
+   position bounds, continuous angles wrapped to ``[-π, π]``.
 4. A row within both tolerances is a candidate (inside the bounds by construction) and the
    validity callback decides. A row that stalls (no 1 % error decrease in ``stall_iterations``)
    or reaches ``restart_iterations`` restarts from the next entry of its restart pool (from a

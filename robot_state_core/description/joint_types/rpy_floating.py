@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robot_state_core._typing import BoolArray, FloatArray
+from robot_state_core.description.joint_types.floating import velocity_columns
 from robot_state_core.description.joint_types.parameters import JointParameters
 from robot_state_core.description.joints import Joint
 from robot_state_core.errors import InvalidArgumentError, SingularityError
@@ -51,6 +52,7 @@ __all__ = [
     'rpy_floating_qdot_to_velocity_matrix',
     'rpy_floating_velocity_to_qdot_matrix',
     'rpy_from_rotation',
+    'velocity_columns',
 ]
 
 NQ = 6
@@ -104,12 +106,7 @@ def motion_rows(q: Any, i: int) -> Any:
             (-sp, cp * sr, cp * cr, q[i + 5]))
 
 
-def velocity_columns() -> tuple[FloatArray, list[bool], list[bool]]:
-    """The motion subspace ``[w_FM; v_FM]``: F's axes, rotations then translations.
-
-    Returns axes ``(6, 3)``, rotational flags and in-joint-frame flags.
-    """
-    return np.vstack([np.eye(3), np.eye(3)]), [True] * 3 + [False] * 3, [True] * 6
+# velocity_columns: the floating joint's (the same [w_FM; v_FM] in F), imported above.
 
 
 def integrate(q: FloatArray, v: FloatArray) -> FloatArray:
@@ -166,56 +163,50 @@ def interpolate(q0: FloatArray, q1: FloatArray, t: FloatArray, p: JointParameter
     return out
 
 
-def step_angles(roll: float, pitch: float, yaw: float, wx: float, wy: float,
-                wz: float) -> tuple[float, float, float]:
-    """Roll, pitch, yaw of ``exp(w_FM) R(rpy)``: :func:`integrate`'s rotation, one joint.
+def quaternion_of_angles(roll: float, pitch: float,
+                         yaw: float) -> tuple[float, float, float, float]:
+    """The unit quaternion (xyzw) of ``Rz(yaw) Ry(pitch) Rx(roll)``: ``qz ⊗ qy ⊗ qx``.
 
-    Through unit quaternions (``exp(w) ⊗ q(rpy)``), then Drake's ``RollPitchYaw``
-    extraction of :func:`~robot_state_core.spatial.transforms.rpy_from_rotation` (pitch from
-    the matrix entries, roll and yaw from the quaternion's half-angle sums, 0 at the lock).
-    Plain Python on floats, compiled into the IK iteration (:mod:`robot_state_core.ik.compiled`).
+    Plain Python on floats, compiled into the IK iteration (:mod:`robot_state_core.ik.compiled`),
+    which turns it with the floating joint's ``step_quaternion`` and reads the angles back with
+    :func:`angles_of_quaternion`: :func:`integrate`'s rotation for one joint.
     """
     cr, sr = math.cos(0.5 * roll), math.sin(0.5 * roll)
     cp, sp = math.cos(0.5 * pitch), math.sin(0.5 * pitch)
     cy, sy = math.cos(0.5 * yaw), math.sin(0.5 * yaw)
-    # q(rpy) = qz(yaw) ⊗ qy(pitch) ⊗ qx(roll), xyzw
-    x = sr * cp * cy - cr * sp * sy
-    y = cr * sp * cy + sr * cp * sy
-    z = cr * cp * sy - sr * sp * cy
-    w = cr * cp * cy + sr * sp * sy
-    theta = math.sqrt(wx * wx + wy * wy + wz * wz)
-    s = 0.5 - theta * theta / 48.0 if theta < 1e-4 else math.sin(0.5 * theta) / theta
-    ex, ey, ez, ew = s * wx, s * wy, s * wz, math.cos(0.5 * theta)
-    nx = ew * x + ex * w + ey * z - ez * y
-    ny = ew * y - ex * z + ey * w + ez * x
-    nz = ew * z + ex * y - ey * x + ez * w
-    nw = ew * w - ex * x - ey * y - ez * z
-    norm = math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw)
-    if nw < 0.0:
-        norm = -norm
-    x, y, z, w = nx / norm, ny / norm, nz / norm, nw / norm
+    return (sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy,
+            cr * cp * sy - sr * sp * cy, cr * cp * cy + sr * sp * sy)
+
+
+def angles_of_quaternion(x: float, y: float, z: float, w: float) -> tuple[float, float, float]:
+    """Roll, pitch, yaw of a unit quaternion (xyzw, ``w >= 0``): Drake's ``RollPitchYaw``.
+
+    :func:`~robot_state_core.spatial.transforms.rpy_from_rotation`'s algorithm on one
+    quaternion: pitch from the rotation's entries, roll and yaw from the half-angle sums (0 at
+    the lock), each brought into ``[-π, π]`` by one ``±2π``. Plain Python on floats, compiled
+    into the IK iteration.
+    """
     r00 = 1.0 - 2.0 * (y * y + z * z)
     r10 = 2.0 * (x * y + z * w)
     r20 = 2.0 * (x * z - y * w)
     r21 = 2.0 * (y * z + x * w)
     r22 = 1.0 - 2.0 * (x * x + y * y)
-    new_pitch = math.atan2(-r20, math.sqrt(0.5 * (r00 * r00 + r10 * r10 + r21 * r21
-                                                   + r22 * r22)))
+    pitch = math.atan2(-r20, math.sqrt(0.5 * (r00 * r00 + r10 * r10 + r21 * r21 + r22 * r22)))
     eps = _GIMBAL_LOCK_EPS
     half_sum = 0.0 if abs(x + z) <= eps and abs(w - y) <= eps else math.atan2(x + z, w - y)
     half_difference = (0.0 if abs(z - x) <= eps and abs(w + y) <= eps
                        else math.atan2(z - x, w + y))
-    new_roll = half_sum - half_difference
-    new_yaw = half_sum + half_difference
-    if new_roll > math.pi:
-        new_roll -= 2.0 * math.pi
-    elif new_roll < -math.pi:
-        new_roll += 2.0 * math.pi
-    if new_yaw > math.pi:
-        new_yaw -= 2.0 * math.pi
-    elif new_yaw < -math.pi:
-        new_yaw += 2.0 * math.pi
-    return new_roll + 0.0, new_pitch + 0.0, new_yaw + 0.0
+    roll = half_sum - half_difference
+    yaw = half_sum + half_difference
+    if roll > math.pi:
+        roll -= 2.0 * math.pi
+    elif roll < -math.pi:
+        roll += 2.0 * math.pi
+    if yaw > math.pi:
+        yaw -= 2.0 * math.pi
+    elif yaw < -math.pi:
+        yaw += 2.0 * math.pi
+    return roll + 0.0, pitch + 0.0, yaw + 0.0
 
 
 def random_orientations(rng: np.random.Generator, shape: tuple[int, ...]) -> FloatArray:
