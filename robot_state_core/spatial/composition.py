@@ -57,8 +57,10 @@ def compose_tree(tree: IntArray, X_PC: FloatArray, nodes: int) -> FloatArray:
     if not table.flags.writeable:
         table = table.copy()
     batch = X_PC.shape[:-3]
-    rows = np.array(X_PC.reshape((math.prod(batch), *X_PC.shape[-3:])), dtype=np.float64,
-                    order='C')
+    rows = np.ascontiguousarray(X_PC.reshape((math.prod(batch), *X_PC.shape[-3:])),
+                                dtype=np.float64)
+    if not rows.flags.writeable:  # (the kernel's one signature takes writable arrays)
+        rows = rows.copy()
     X_WL = np.empty((rows.shape[0], nodes, 4, 4))
     composition_kernels().compose_tree(table, rows, X_WL)
     return X_WL.reshape(batch + X_WL.shape[1:])
