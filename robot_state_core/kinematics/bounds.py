@@ -52,7 +52,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 import math
-from types import ModuleType
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -60,10 +59,11 @@ from numpy.typing import ArrayLike
 from robot_state_core._typing import BoolArray, FloatArray, IntArray
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.description.joint_types import floating, JOINT_TYPES
-from robot_state_core.description.joint_types.parameters import JointParameters
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError
 from robot_state_core.kinematics import difference
+from robot_state_core.kinematics.plan import plan as kinematics_plan
+from robot_state_core.kinematics.plan import TypeSlots
 from robot_state_core.model.robot_model import RobotModel
 from robot_state_core.spatial.transforms import (
     MAX_COORDINATE,
@@ -122,16 +122,6 @@ class _Selection:
 
 
 @dataclass(frozen=True)
-class _TypeBounds:
-    """The joints of one joint type module in a model: what its math reads."""
-
-    module: ModuleType  # the type's module (:mod:`robot_state_core.description.joint_types`)
-    joints: IntArray  # (k,)
-    q: IntArray  # (k, NQ) their variables
-    parameters: JointParameters  # their SRDF/URDF parameters (angular weight: the model's)
-
-
-@dataclass(frozen=True)
 class _BoundsPlan:
     """Masks and index arrays of one model, built once (see :func:`_plan`)."""
 
@@ -141,8 +131,8 @@ class _BoundsPlan:
     orientation_angle: BoolArray  # (nq,) unbounded angles of an orientation (rpy_floating)
     translation: BoolArray  # (nq,) unbounded translations (planar x/y, floating, rpy xyz)
     quaternion: BoolArray  # (nq,) FLOATING rot_x..rot_w
-    types: tuple[_TypeBounds, ...]  # per joint type module with joints in the model,
-    # JOINT_TYPES order (the random draws' order)
+    types: tuple[TypeSlots, ...]  # the kinematics plan's, per joint type module
+    # (JOINT_TYPES order: the random draws' order)
     floating: IntArray  # (F,)
     floating_quat_q: IntArray  # (F, 4) xyzw
     variable_joint: IntArray  # (nq,)
@@ -180,23 +170,6 @@ def _build_plan(model: RobotModel) -> _BoundsPlan:
     circle = angle & ~orientation & ~bounded
     orientation_angle = angle & orientation & ~bounded
     is_revolute = np.array([types[j] is JointType.REVOLUTE for j in var_joint.tolist()], bool)
-    wrap = np.array([any(not model_bounded[q_start[j] + a]
-                         for a in JOINT_TYPES[t].ANGLE_VARIABLES) for j, t in enumerate(types)],
-                    dtype=bool)
-    parameters = JointParameters(
-        wrap=wrap, angular_weight=np.asarray(model.joint_angular_distance_weights, np.float64),
-        diff_drive=np.array([m == 'diff_drive' for m in model.joint_motion_models], dtype=bool),
-        min_translation=np.asarray(model.joint_min_translational_distances, np.float64))
-    slots = []
-    for module in dict.fromkeys(JOINT_TYPES.values()):  # registry order: one per module
-        js = np.array([j for j, t in enumerate(types) if JOINT_TYPES[t] is module and module.NQ],
-                      dtype=np.intp)
-        if js.size:
-            slots.append(_TypeBounds(
-                module, _ro(js, np.intp),
-                _ro((q_start[js][:, None] + np.arange(module.NQ)).reshape(-1, module.NQ),
-                    np.intp),
-                parameters[js]))
     floating = np.array([j for j, t in enumerate(types) if t is JointType.FLOATING], np.intp)
     # Velocity variables: FLOATING v = [w; v] maps onto q = [t; quat], the others 1:1.
     v_joint = np.repeat(np.arange(J, dtype=np.intp), np.asarray(model.joint_nv, np.intp))
@@ -213,7 +186,7 @@ def _build_plan(model: RobotModel) -> _BoundsPlan:
         bounded=_ro(bounded, np.bool_), revolute=_ro(bounded & is_revolute, np.bool_),
         circle=_ro(circle, np.bool_), orientation_angle=_ro(orientation_angle, np.bool_),
         translation=_ro(translation, np.bool_), quaternion=_ro(quaternion, np.bool_),
-        types=tuple(slots), floating=_ro(floating, np.intp),
+        types=kinematics_plan(model).type_slots, floating=_ro(floating, np.intp),
         floating_quat_q=_ro((q_start[floating][:, None] + np.arange(3, 7)).reshape(-1, 4),
                             np.intp),
         variable_joint=_ro(var_joint, np.intp), joint_nq=_ro(joint_nq, np.intp),
@@ -968,7 +941,7 @@ def random_positions_near(model: RobotModel, rng: np.random.Generator | int | No
     return model.apply_mimic(out)
 
 
-def _orientation_types(p: _BoundsPlan) -> tuple[_TypeBounds, ...]:
+def _orientation_types(p: _BoundsPlan) -> tuple[TypeSlots, ...]:
     """The joint types of the model that have an orientation (registry order)."""
     return tuple(t for t in p.types if t.module.ORIENTATION_VARIABLES)
 

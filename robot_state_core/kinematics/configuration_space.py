@@ -122,5 +122,5 @@ def difference(model: RobotModel, q0: ArrayLike, q1: ArrayLike) -> FloatArray:
     out = np.zeros((*shape, model.nv))
     for slots in p.type_slots:  # each joint type's difference, on all its joints at once
         out[..., slots.v] = slots.module.difference(a[..., slots.q], b[..., slots.q],
-                                                    slots.wrap)
+                                                    slots.parameters.wrap)
     return out

@@ -23,6 +23,7 @@ from robot_state_core._typing import (
 )
 from robot_state_core._typing import read_only as _ro
 from robot_state_core.description.joint_types import JOINT_TYPES
+from robot_state_core.description.joint_types.parameters import JointParameters
 from robot_state_core.description.joints import JointType
 from robot_state_core.errors import InvalidArgumentError, RobotStateCoreError
 from robot_state_core.jit import kernels
@@ -41,7 +42,7 @@ class TypeSlots:
     joints: IntArray  # (k,) joint indices
     q: IntArray  # (k, NQ) their position variables
     v: IntArray  # (k, NV) their velocity variables
-    wrap: BoolArray  # (k,) the joint's angle is unbounded: differences take the shortest arc
+    parameters: JointParameters  # the model's values for them (wrap, SRDF distance properties)
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,8 @@ class KinematicsPlan:
     q_shape: tuple[int]  # (nq,): one configuration
     pose_shape: tuple[int, int, int]  # (L, 4, 4): one configuration's link poses
     jacobian_shape: tuple[int, int]  # (6, nv): one point Jacobian
-    type_slots: tuple[TypeSlots, ...]  # per joint type module with moving joints in the model
+    type_slots: tuple[TypeSlots, ...]  # per joint type module with moving joints in the model,
+    # JOINT_TYPES order
     floating_q: IntArray  # (F, 7) variables of the floating joints
     floating_labels: tuple[str, ...]  # "FLOATING joint 'name'" per floating joint (messages)
     child: IntArray
@@ -245,16 +247,23 @@ def build_plan(model: RobotModel) -> KinematicsPlan:
             columns = module.velocity_columns()
         v0 = v_start[j]
         v_axis[v0:v0 + module.NV], v_rot[v0:v0 + module.NV], v_in_f[v0:v0 + module.NV] = columns
+    wrap = [any(not bounded[q_start[j] + a] for a in JOINT_TYPES[t].ANGLE_VARIABLES)
+            for j, t in enumerate(types)]  # an unbounded angle: differences take the short arc
+    parameters = JointParameters(
+        wrap=_ro(wrap, np.bool_),
+        angular_weight=_ro(np.asarray(model.joint_angular_distance_weights, np.float64)),
+        diff_drive=_ro([m == 'diff_drive' for m in model.joint_motion_models], np.bool_),
+        min_translation=_ro(np.asarray(model.joint_min_translational_distances, np.float64)))
     slots = []
-    for module, joints in members.items():
-        js = np.array(joints, dtype=np.intp)
-        wrap = [any(not bounded[q_start[j] + a] for a in module.ANGLE_VARIABLES)
-                for j in joints]
+    for module in dict.fromkeys(JOINT_TYPES.values()):  # registry order (sampling draws in it)
+        if module not in members:
+            continue
+        js = np.array(members[module], dtype=np.intp)
         slots.append(TypeSlots(
             module=module, joints=_ro(js, np.intp),
             q=_ro((q_start[js][:, None] + np.arange(module.NQ)).reshape(-1, module.NQ), np.intp),
             v=_ro((v_start[js][:, None] + np.arange(module.NV)).reshape(-1, module.NV), np.intp),
-            wrap=_ro(wrap, np.bool_)))
+            parameters=parameters[js]))
     v_joint = np.repeat(np.arange(J, dtype=np.intp), np.asarray(model.joint_nv))
     one_q = np.asarray([JOINT_TYPES[types[j]].NQ == JOINT_TYPES[types[j]].NV for j in v_joint],
                        dtype=bool)
